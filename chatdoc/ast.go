@@ -1,0 +1,178 @@
+// Package chatdoc parses and writes the .chat format (SPEC §1). It is pure:
+// no LSP or RPC types. All offsets are byte offsets into Document.Text;
+// Span is half-open [Start, End).
+package chatdoc
+
+// Span is a half-open byte range [Start, End) in a document's text.
+type Span struct{ Start, End int }
+
+// Len is the number of bytes the span covers.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Contains reports whether offset lies inside the span (End inclusive, so a
+// cursor at the end of a line still belongs to it).
+func (s Span) Contains(offset int) bool { return offset >= s.Start && offset <= s.End }
+
+// Status of a tool result. The empty status is a finished result.
+type Status string
+
+const (
+	StatusDone     Status = ""
+	StatusPending  Status = "pending"
+	StatusApproved Status = "approved"
+	StatusRejected Status = "rejected"
+	StatusDenied   Status = "denied"
+	StatusAborted  Status = "aborted"
+	StatusError    Status = "error" // a finished result flagged as an error
+)
+
+// IsPlaceholder reports whether a result with this status still awaits the cycle.
+func (s Status) IsPlaceholder() bool { return s != StatusDone && s != StatusError }
+
+// Dialect is how a placeholder was written (SPEC §1 "Placeholder dialects").
+type Dialect string
+
+const (
+	DialectNone   Dialect = ""       // finished result
+	DialectFence  Dialect = "fence"  // ```flemma:tool status=pending
+	DialectSuffix Dialect = "suffix" // **Tool Result:** `id` (pending)
+	DialectLegacy Dialect = "legacy" // ```flemma:pending
+)
+
+// Severity mirrors LSP DiagnosticSeverity values without importing LSP types.
+type Severity int
+
+const (
+	SeverityError       Severity = 1
+	SeverityWarning     Severity = 2
+	SeverityInformation Severity = 3
+	SeverityHint        Severity = 4
+)
+
+// Diagnostic is a parse-level finding. Code is stable (see diagnostics.go).
+type Diagnostic struct {
+	Span     Span
+	Severity Severity
+	Code     string
+	Message  string
+	// ToolID names the tool use or result the diagnostic is about, if any.
+	ToolID string
+}
+
+// KV is one extra `key=value` token of a placeholder, kept in order.
+type KV struct{ Key, Value string }
+
+// Fence is a backtick code fence at column 0.
+type Fence struct {
+	Span        Span   // opener line start .. end of closer line (incl. its newline), or document end if unclosed
+	OpenerSpan  Span   // the opener line without its line ending
+	Info        string // info string after the backticks, trimmed
+	Ticks       int    // number of backticks in the opener
+	ContentSpan Span   // between the opener's line ending and the closer line's start
+	CloserSpan  Span   // the closer line without its line ending; zero if unclosed
+	Closed      bool
+}
+
+// ToolUse is a `**Tool Use:**` block inside an Assistant message.
+type ToolUse struct {
+	ID, Name   string
+	Span       Span // header line start .. end of fence (incl. newline)
+	HeaderSpan Span // the header line without its line ending
+	NameSpan   Span // NAME inside the backticks
+	IDSpan     Span // ID inside the backticks
+	Fence      *Fence
+	RawInput   string         // fence content, verbatim
+	Input      map[string]any // decoded JSON object; nil when invalid
+	InputError string         // non-empty when the input did not parse
+	Message    int            // index into Document.Messages
+}
+
+// Valid reports whether the call parsed completely (closed fence, JSON object).
+func (u *ToolUse) Valid() bool { return u.Input != nil && u.InputError == "" }
+
+// ToolResult is a `**Tool Result:**` block inside a You message.
+type ToolResult struct {
+	ID         string
+	Status     Status
+	Dialect    Dialect
+	Extra      []KV // extra key=value tokens other than status, in order
+	Span       Span // header line start .. end of fence (incl. newline)
+	HeaderSpan Span // header line without line ending
+	IDSpan     Span
+	// StatusSpan is the byte range of the status word itself (e.g. "pending"
+	// in "status=pending", "(pending)", or "flemma:pending"); zero for results
+	// without one. Setting a status rewrites exactly this span.
+	StatusSpan Span
+	Fence      *Fence // nil if the header has no fence
+	Content    string // fence content verbatim (without the final line ending before the closer)
+	Message    int
+}
+
+// IsPlaceholder reports whether the result still awaits the cycle.
+func (r *ToolResult) IsPlaceholder() bool { return r.Status.IsPlaceholder() }
+
+// Thinking is a <thinking …> … </thinking> block or a self-closing one.
+type Thinking struct {
+	Span        Span
+	Attrs       string // raw attributes, e.g. `anthropic:signature="…"` or `redacted`
+	SelfClosing bool
+}
+
+// AbortMarker is `<!-- flemma:aborted: MESSAGE -->` alone on a line.
+type AbortMarker struct {
+	Span    Span
+	Message string
+}
+
+// FileRef is an `@./path` reference in message text.
+type FileRef struct {
+	Span Span
+	Path string
+}
+
+// Message is one `@Role:` section.
+type Message struct {
+	Role        string // "System", "You", "Assistant", or any other word (ignored by the cycle)
+	Span        Span   // marker line start .. start of the next marker (or document end)
+	MarkerSpan  Span   // the `@Role:` line without its line ending
+	ToolUses    []*ToolUse
+	ToolResults []*ToolResult
+	Fences      []*Fence
+	Thinking    []*Thinking
+	Abort       *AbortMarker
+	FileRefs    []*FileRef
+}
+
+// Frontmatter is the optional fenced block on line 1.
+type Frontmatter struct {
+	Language string // "lua" or "json" (others get a diagnostic and no options)
+	Span     Span   // opener line .. closer line incl. newline
+	Code     string // content between the fences
+	// Options are the flemma option changes in the order the script made them.
+	Options []OptionOp
+	// Vars are template variables (other globals / top-level JSON keys).
+	Vars map[string]any
+}
+
+// OptionOp is one change to a flemma option, e.g. Path "tools.auto_approve",
+// Op "remove", Values ["grep"]. Ops: "set" (replace the list or scalar with
+// Values), "append", "prepend", "remove". Scalars are "set" with one value.
+// Keys keep Flemma's spelling (auto_approve); consumers map them.
+type OptionOp struct {
+	Path   string
+	Op     string
+	Values []any
+	Line   int // 0-based document line that made the change, for traces
+}
+
+// Document is an immutable parsed snapshot. Never mutate it after Parse.
+type Document struct {
+	Text        string
+	Newline     string // "\n" or "\r\n": the style edits must use
+	Lines       *LineIndex
+	Frontmatter *Frontmatter // nil when absent
+	Messages    []*Message
+	ToolUses    []*ToolUse    // all tool uses in document order
+	ToolResults []*ToolResult // all tool results in document order
+	Diagnostics []Diagnostic
+}

@@ -1,0 +1,97 @@
+// Package config holds chatls settings (SPEC §4 "Settings keys"): the same keys
+// come from initializationOptions, workspace/configuration (section "chatls"),
+// the user file $XDG_CONFIG_HOME/chatls/config.toml and .chatls.toml at the
+// workspace root. Pointer fields distinguish "unset" from zero so layers merge.
+package config
+
+// Settings is one layer of configuration as the user wrote it.
+type Settings struct {
+	Tools            Tools      `json:"tools" toml:"tools"`
+	Autopilot        *bool      `json:"autopilot,omitempty" toml:"autopilot,omitempty"`
+	PlaceholderStyle string     `json:"placeholderStyle,omitempty" toml:"placeholderStyle,omitempty"` // "fence" (default) | "suffix"
+	Sandbox          Sandbox    `json:"sandbox" toml:"sandbox"`
+	Trust            Trust      `json:"trust" toml:"trust"`
+	Resolvers        []Resolver `json:"resolvers,omitempty" toml:"resolvers,omitempty"`
+	InlayHints       InlayHints `json:"inlayHints" toml:"inlayHints"`
+}
+
+type Tools struct {
+	AutoApprove          []string             `json:"autoApprove,omitempty" toml:"autoApprove,omitempty"`
+	Deny                 []string             `json:"deny,omitempty" toml:"deny,omitempty"`
+	Presets              map[string]Preset    `json:"presets,omitempty" toml:"presets,omitempty"`
+	Rules                []Rule               `json:"rules,omitempty" toml:"rules,omitempty"`
+	RequireApproval      *bool                `json:"requireApproval,omitempty" toml:"requireApproval,omitempty"`
+	AutoApproveSandboxed *bool                `json:"autoApproveSandboxed,omitempty" toml:"autoApproveSandboxed,omitempty"`
+	Enabled              []string             `json:"enabled,omitempty" toml:"enabled,omitempty"`
+	MaxConcurrent        *int                 `json:"maxConcurrent,omitempty" toml:"maxConcurrent,omitempty"`
+	DefaultTimeout       *int                 `json:"defaultTimeout,omitempty" toml:"defaultTimeout,omitempty"`
+	Bash                 BashSettings         `json:"bash" toml:"bash"`
+	WebFetch             WebFetchSettings     `json:"web_fetch" toml:"web_fetch"`
+	Plugins              []Plugin             `json:"plugins,omitempty" toml:"plugins,omitempty"`
+	MCPServers           map[string]MCPServer `json:"mcpServers,omitempty" toml:"mcpServers,omitempty"`
+}
+
+type Preset struct {
+	Approve []string `json:"approve,omitempty" toml:"approve,omitempty"`
+	Deny    []string `json:"deny,omitempty" toml:"deny,omitempty"`
+}
+
+// Rule is a `[[tools.rules]]` table.
+type Rule struct {
+	Rule     string   `json:"rule" toml:"rule"`
+	Decision string   `json:"decision" toml:"decision"` // approve | ask | deny
+	Reason   string   `json:"reason,omitempty" toml:"reason,omitempty"`
+	Match    []string `json:"match,omitempty" toml:"match,omitempty"`
+	NotMatch []string `json:"notMatch,omitempty" toml:"notMatch,omitempty"`
+}
+
+type BashSettings struct {
+	Timeout *int   `json:"timeout,omitempty" toml:"timeout,omitempty"`
+	Cwd     string `json:"cwd,omitempty" toml:"cwd,omitempty"`
+}
+
+type WebFetchSettings struct {
+	AllowHosts []string `json:"allowHosts,omitempty" toml:"allowHosts,omitempty"`
+}
+
+type Plugin struct {
+	Name    string            `json:"name" toml:"name"`
+	Path    string            `json:"path" toml:"path"`
+	Args    []string          `json:"args,omitempty" toml:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty" toml:"env,omitempty"`
+	Preview string            `json:"preview,omitempty" toml:"preview,omitempty"`
+}
+
+type MCPServer struct {
+	Command string            `json:"command,omitempty" toml:"command,omitempty"`
+	Args    []string          `json:"args,omitempty" toml:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty" toml:"env,omitempty"`
+	URL     string            `json:"url,omitempty" toml:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty" toml:"headers,omitempty"`
+	// Previews maps a tool name (without the server prefix) to a text/template.
+	Previews map[string]string `json:"previews,omitempty" toml:"previews,omitempty"`
+}
+
+type Sandbox struct {
+	Enabled  *bool    `json:"enabled,omitempty" toml:"enabled,omitempty"`
+	Writable []string `json:"writable,omitempty" toml:"writable,omitempty"`
+	Network  *bool    `json:"network,omitempty" toml:"network,omitempty"`
+	// Bwrap overrides the bubblewrap binary path (tests simulate a missing one).
+	Bwrap string `json:"bwrap,omitempty" toml:"bwrap,omitempty"`
+}
+
+type Trust struct {
+	Workspaces []string `json:"workspaces,omitempty" toml:"workspaces,omitempty"`
+}
+
+type Resolver struct {
+	Name      string   `json:"name" toml:"name"`
+	Command   string   `json:"command" toml:"command"`
+	Args      []string `json:"args,omitempty" toml:"args,omitempty"`
+	Priority  *int     `json:"priority,omitempty" toml:"priority,omitempty"`
+	TimeoutMs *int     `json:"timeoutMs,omitempty" toml:"timeoutMs,omitempty"`
+}
+
+type InlayHints struct {
+	MaxLength *int `json:"maxLength,omitempty" toml:"maxLength,omitempty"`
+}

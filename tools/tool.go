@@ -1,0 +1,81 @@
+// Package tools runs what users approved (SPEC §5): the registry of tool
+// definitions, the built-ins, the runner with limits and sandbox, previews,
+// plugins and MCP. It imports no LSP types.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Definition describes a tool to the policy, the editor and the model.
+type Definition struct {
+	Name        string
+	Description string
+	// Schema is the JSON Schema of the input object.
+	Schema json.RawMessage
+	// Source says where the tool comes from: "builtin", "plugin:NAME", "mcp:NAME".
+	Source string
+	// Annotations are informational hints (MCP tool annotations); never used to approve.
+	Annotations map[string]any
+}
+
+// Call is one invocation, identified by the tool-use ID of the document.
+type Call struct {
+	ID    string
+	Name  string
+	Input map[string]any
+}
+
+// Env is where and how a call runs.
+type Env struct {
+	// Dir is the document's directory: relative paths resolve against it and bash runs in it.
+	Dir string
+	// WorkspaceRoot is the LSP workspace folder holding the document (else Dir).
+	WorkspaceRoot string
+	// Writable is the writable set (workspace root, document dir, temp dir, sandbox.writable).
+	Writable []string
+	// Sandbox configures bubblewrap for bash; Enabled false runs bash directly.
+	Sandbox SandboxConfig
+	// TempDir receives full-output files of truncated results ($TMPDIR or /tmp).
+	TempDir string
+	// Timeout for non-bash tools (tools.defaultTimeout) and for bash (tools.bash.timeout)
+	// when the input gives none; seconds.
+	DefaultTimeout, BashTimeout int
+	// Progress, when set, receives updates while the tool runs.
+	Progress func(Progress)
+}
+
+// SandboxConfig is the `sandbox.*` settings.
+type SandboxConfig struct {
+	Enabled  bool
+	Writable []string
+	Network  bool
+}
+
+// Progress is a running tool's state for `$/progress` and inlay hints.
+type Progress struct {
+	ElapsedMillis int64
+	LastLine      string
+}
+
+// Result is what gets written back into the document.
+type Result struct {
+	Text    string
+	IsError bool
+	// Truncated is set when output limits cut the text; FullOutputPath then names the file.
+	Truncated      bool
+	FullOutputPath string
+	// ExitCode of a process, nil when not a process or not started.
+	ExitCode *int
+	// Cancelled is set when the call was stopped by the user (chatls.cancel).
+	Cancelled bool
+}
+
+// Tool is something that can run a Call.
+type Tool interface {
+	Definition() Definition
+	// Run executes an already validated call. It must honour ctx cancellation
+	// and never panic on any input.
+	Run(ctx context.Context, call Call, env Env) Result
+}
