@@ -141,6 +141,8 @@ type Message struct {
 	Thinking    []*Thinking
 	Abort       *AbortMarker
 	FileRefs    []*FileRef
+
+	diags []Diagnostic // parse findings inside this message, in order
 }
 
 // Frontmatter is the optional fenced block on line 1.
@@ -152,6 +154,8 @@ type Frontmatter struct {
 	Options []OptionOp
 	// Vars are template variables (other globals / top-level JSON keys).
 	Vars map[string]any
+
+	codeStart int // offset of Code in the document
 }
 
 // OptionOp is one change to a flemma option, e.g. Path "tools.auto_approve",
@@ -175,4 +179,8 @@ type Document struct {
 	ToolUses    []*ToolUse    // all tool uses in document order
 	ToolResults []*ToolResult // all tool results in document order
 	Diagnostics []Diagnostic
+
+	bodyStart  int          // end of the frontmatter: where messages (or ignored text) begin
+	fmDiags    []Diagnostic // frontmatter findings, kept for incremental updates
+	idFindings []idFinding  // duplicate and orphan IDs, by list index
 }

@@ -1,0 +1,93 @@
+package chatdoc
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chatls/chatls/chatdoc/chatgen"
+)
+
+const benchSize = 10 << 20
+
+var bench10MB = sync.OnceValue(func() string { return chatgen.Generate(benchSize, 1) })
+
+func TestGeneratedDocumentShape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 MB document")
+	}
+	d := Parse(bench10MB())
+	turns := 0
+	for _, m := range d.Messages {
+		if m.Role == "Assistant" {
+			turns++
+		}
+	}
+	if turns < 6000 || turns > 9000 || len(d.ToolUses) != len(d.ToolResults) || len(d.Diagnostics) != 0 {
+		t.Fatalf("%d turns, %d uses, %d results, diagnostics %v", turns, len(d.ToolUses), len(d.ToolResults), d.Diagnostics[:min(3, len(d.Diagnostics))])
+	}
+	t.Logf("%d bytes, %d messages, %d turns, %d tool uses, %d lines", len(d.Text), len(d.Messages), turns, len(d.ToolUses), d.Lines.LineCount())
+}
+
+func BenchmarkParse10MB(b *testing.B) {
+	text := bench10MB()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Parse(text)
+	}
+}
+
+func BenchmarkNewLineIndex10MB(b *testing.B) {
+	text := bench10MB()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		NewLineIndex(text)
+	}
+}
+
+// benchEdit types one character and deletes it again, alternately, at the
+// given place, so the document does not grow.
+func benchEdit(b *testing.B, at func(d *Document) int) {
+	d := Parse(bench10MB())
+	pos := at(d)
+	p := d.Lines.Position(pos, UTF16)
+	insert := Change{Range: &Range{p, p}, Text: "x"}
+	del := Change{Range: &Range{p, Position{p.Line, p.Character + 1}}}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			d = d.Apply([]Change{insert}, UTF16)
+		} else {
+			d = d.Apply([]Change{del}, UTF16)
+		}
+	}
+}
+
+// Typing in the last You message: the usual place in a chat.
+func BenchmarkApplyOneCharEdit10MB(b *testing.B) {
+	benchEdit(b, func(d *Document) int { return d.Messages[len(d.Messages)-1].Span.Start + len("@You:\n") })
+}
+
+// Typing in the middle: every later message is shifted.
+func BenchmarkApplyOneCharEditMiddle10MB(b *testing.B) {
+	benchEdit(b, func(d *Document) int { m := d.Messages[len(d.Messages)/2]; return m.MarkerSpan.End + 1 })
+}
+
+// The floor set by Document.Text being one string: copying 10 MB per edit.
+func BenchmarkStringSplice10MB(b *testing.B) {
+	text := bench10MB()
+	mid := len(text) / 2
+	for b.Loop() {
+		_ = text[:mid] + "x" + text[mid:]
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, b := chatgen.Generate(50000, 7), chatgen.Generate(50000, 7)
+	if a != b || len(a) < 50000 || !strings.HasPrefix(a, "@System:") {
+		t.Fatal("generator not deterministic or too short")
+	}
+	if d := Parse(a); len(d.Diagnostics) != 0 || len(d.ToolUses) == 0 {
+		t.Fatalf("generated document has problems: %v", d.Diagnostics)
+	}
+}

@@ -1,0 +1,104 @@
+package chatdoc
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Stable diagnostic codes. Clients and tests match on these; never rename.
+const (
+	CodeInlineRoleMarker      = "inline-role-marker"
+	CodeToolUseNoFence        = "tool-use-no-fence"
+	CodeToolUseUnclosedFence  = "tool-use-unclosed-fence"
+	CodeToolInputInvalidJSON  = "tool-input-invalid-json"
+	CodeToolInputNotObject    = "tool-input-not-object"
+	CodeDuplicateToolID       = "duplicate-tool-id"
+	CodeDuplicateToolResult   = "duplicate-tool-result"
+	CodeOrphanResult          = "orphan-result"
+	CodeResultNoFence         = "result-no-fence"
+	CodeResultUnclosedFence   = "result-unclosed-fence"
+	CodeUnknownStatus         = "unknown-status"
+	CodeConflictingStatus     = "conflicting-status"
+	CodeThinkingUnclosed      = "thinking-unclosed"
+	CodeFrontmatterLanguage   = "frontmatter-language"
+	CodeFrontmatterError      = "frontmatter-error"
+	CodeMissingFileReference  = "missing-file-reference"
+	MessageToolUseNoFence     = "Tool use requires a fenced code block with JSON input"
+	messageToolInputPrefix    = "Failed to parse tool input: "
+	messageFrontmatterLangFmt = "Unsupported frontmatter language: %s"
+)
+
+func diag(span Span, sev Severity, code, id, format string, args ...any) Diagnostic {
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	return Diagnostic{Span: span, Severity: sev, Code: code, Message: msg, ToolID: id}
+}
+
+// idFinding is a document-wide finding about IDs (a duplicate tool use ID, a
+// result without a tool use, a second result), kept by list index so an
+// edit that leaves all IDs alone can reuse it without a map over every ID.
+type idFinding struct {
+	code   string
+	result bool // index is into ToolResults, else ToolUses
+	index  int
+}
+
+func findIDProblems(uses []*ToolUse, results []*ToolResult) []idFinding {
+	var out []idFinding
+	haveUse := make(map[string]bool, len(uses))
+	for i, u := range uses {
+		if haveUse[u.ID] {
+			out = append(out, idFinding{CodeDuplicateToolID, false, i})
+		}
+		haveUse[u.ID] = true
+	}
+	haveResult := make(map[string]bool, len(results))
+	for i, r := range results {
+		if !haveUse[r.ID] {
+			out = append(out, idFinding{CodeOrphanResult, true, i})
+		}
+		if haveResult[r.ID] {
+			out = append(out, idFinding{CodeDuplicateToolResult, true, i})
+		}
+		haveResult[r.ID] = true
+	}
+	return out
+}
+
+func (d *Document) idDiagnostics() []Diagnostic {
+	out := make([]Diagnostic, 0, len(d.idFindings))
+	for _, f := range d.idFindings {
+		if !f.result {
+			u := d.ToolUses[f.index]
+			out = append(out, diag(u.IDSpan, SeverityError, f.code, u.ID,
+				"Duplicate tool use ID `%s`: an earlier tool use has it already", u.ID))
+			continue
+		}
+		r := d.ToolResults[f.index]
+		if f.code == CodeOrphanResult {
+			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
+		} else {
+			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID,
+				"Second result for `%s`; only the first one counts", r.ID))
+		}
+	}
+	return out
+}
+
+// collectDiagnostics merges all findings into document order (stable).
+func collectDiagnostics(fm []Diagnostic, msgs []*Message, global []Diagnostic) []Diagnostic {
+	n := len(fm) + len(global)
+	for _, m := range msgs {
+		n += len(m.diags)
+	}
+	out := make([]Diagnostic, 0, n)
+	out = append(out, fm...)
+	for _, m := range msgs {
+		out = append(out, m.diags...)
+	}
+	out = append(out, global...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
+}

@@ -1,0 +1,262 @@
+package chatdoc
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// TextEdit replaces Span of the document's text with NewText.
+type TextEdit struct {
+	Span    Span
+	NewText string
+}
+
+// ApplyEdits applies non-overlapping edits given in any order (edits at the
+// same offset keep their order). An edit that overlaps an earlier one, or
+// lies outside the text, is skipped rather than corrupting the text.
+func ApplyEdits(text string, edits []TextEdit) string {
+	if len(edits) == 0 {
+		return text
+	}
+	sorted := append([]TextEdit(nil), edits...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Span.Start < sorted[j].Span.Start })
+	var b strings.Builder
+	b.Grow(len(text))
+	pos := 0
+	for _, e := range sorted {
+		if e.Span.Start < pos || e.Span.End < e.Span.Start || e.Span.End > len(text) {
+			continue
+		}
+		b.WriteString(text[pos:e.Span.Start])
+		b.WriteString(e.NewText)
+		pos = e.Span.End
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}
+
+// PlaceholderRequest asks for a placeholder for one tool use.
+type PlaceholderRequest struct {
+	ID     string
+	Status Status // empty means pending
+	Extra  []KV
+}
+
+// InsertPlaceholders builds the edits that add placeholders for tool uses of
+// one Assistant message into the You message after it (SPEC §1), creating
+// that message when missing. New results go after existing results for
+// earlier tool uses and before results for later ones, so the You message
+// keeps tool-use order; each is preceded by a blank line.
+func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect) ([]TextEdit, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	type item struct {
+		req   PlaceholderRequest
+		order int // index of the tool use in its message
+	}
+	items := make([]item, 0, len(reqs))
+	msgIndex := -1
+	for _, req := range reqs {
+		u := d.ToolUse(req.ID)
+		if u == nil {
+			return nil, fmt.Errorf("no tool use with ID %s", req.ID)
+		}
+		if msgIndex >= 0 && u.Message != msgIndex {
+			return nil, fmt.Errorf("tool uses %s and %s are in different messages", reqs[0].ID, req.ID)
+		}
+		msgIndex = u.Message
+		if d.ToolResult(req.ID) != nil {
+			return nil, fmt.Errorf("tool use %s already has a result", req.ID)
+		}
+		items = append(items, item{req, toolUseOrder(d.Messages[msgIndex], req.ID)})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].order < items[j].order })
+
+	nl := d.Newline
+	assistant := d.Messages[msgIndex]
+	if msgIndex+1 >= len(d.Messages) || d.Messages[msgIndex+1].Role != "You" {
+		// No You message: create one where the next message (or the end) starts.
+		at := assistant.Span.End
+		var b strings.Builder
+		if at > 0 && d.Text[at-1] != '\n' {
+			b.WriteString(nl)
+		}
+		b.WriteString("@You:" + nl)
+		for _, it := range items {
+			b.WriteString(nl + placeholderText(it.req, dialect, nl))
+		}
+		if at < len(d.Text) {
+			b.WriteString(nl) // blank line before the next marker
+		}
+		return []TextEdit{{Span: Span{at, at}, NewText: b.String()}}, nil
+	}
+
+	you := d.Messages[msgIndex+1]
+	var edits []TextEdit
+	var pendingAfter string
+	for _, it := range items {
+		at, before, after := placeholderSlot(d, assistant, you, it.order)
+		block := placeholderText(it.req, dialect, nl)
+		if n := len(edits); n > 0 && edits[n-1].Span.Start == at {
+			edits[n-1].NewText += nl + block // same slot: one blank line between
+			continue
+		}
+		if n := len(edits); n > 0 {
+			edits[n-1].NewText += pendingAfter
+		}
+		edits = append(edits, TextEdit{Span: Span{at, at}, NewText: before + block})
+		pendingAfter = after
+	}
+	edits[len(edits)-1].NewText += pendingAfter
+	return edits, nil
+}
+
+func toolUseOrder(m *Message, id string) int {
+	for i, u := range m.ToolUses {
+		if u.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// placeholderSlot finds where a placeholder for the order-th tool use goes in
+// the You message, with the line breaks needed around it.
+func placeholderSlot(d *Document, assistant, you *Message, order int) (at int, before, after string) {
+	nl := d.Newline
+	earlier, later := -1, -1
+	for i, r := range you.ToolResults {
+		o := toolUseOrder(assistant, r.ID)
+		if o < 0 {
+			continue
+		}
+		if o < order {
+			earlier = i
+		} else if later < 0 {
+			later = i
+		}
+	}
+	switch {
+	case earlier >= 0:
+		at = you.ToolResults[earlier].Span.End
+		before = nl
+	case later >= 0:
+		// The line before a result is (normally) blank already.
+		return you.ToolResults[later].Span.Start, "", nl
+	default:
+		at = lineAfter(d.Text, you.MarkerSpan.End)
+		before = nl
+		if at < you.Span.End && !isBlank(firstLine(d.Text[at:you.Span.End])) {
+			after = nl // keep a blank line before the user's text
+		}
+	}
+	if at > 0 && d.Text[at-1] != '\n' {
+		before = nl + before
+	}
+	return at, before, after
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// placeholderText is one placeholder block ending with a line ending.
+func placeholderText(req PlaceholderRequest, dialect Dialect, nl string) string {
+	st := req.Status
+	if st == StatusDone {
+		st = StatusPending
+	}
+	var extra strings.Builder
+	for _, kv := range req.Extra {
+		extra.WriteString(" " + kv.Key + "=" + kv.Value)
+	}
+	header := "**Tool Result:** `" + req.ID + "`"
+	switch dialect {
+	case DialectSuffix:
+		if extra.Len() == 0 {
+			return header + " (" + string(st) + ")" + nl + nl + "```" + nl + "```" + nl
+		}
+		return header + " (status=" + string(st) + extra.String() + ")" + nl + nl + "```" + nl + "```" + nl
+	case DialectLegacy:
+		return header + nl + nl + "```flemma:" + string(st) + nl + "```" + nl
+	}
+	return header + nl + nl + "```flemma:tool status=" + string(st) + extra.String() + nl + "```" + nl
+}
+
+// SetStatus rewrites the status word of the first result with that ID, in
+// the dialect it is written in (a legacy `flemma:pending` becomes
+// `flemma:approved`). A fence-dialect info string without a status token
+// gets one. Setting the status a result already has spelled canonically
+// gives no edits.
+func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
+	r := d.ToolResult(id)
+	switch {
+	case r == nil:
+		return nil, fmt.Errorf("no tool result with ID %s", id)
+	case st == StatusDone:
+		return nil, fmt.Errorf("a finished result has no status; use ReplaceWithResult")
+	case r.StatusSpan != (Span{}):
+		if d.Text[r.StatusSpan.Start:r.StatusSpan.End] == string(st) {
+			return nil, nil
+		}
+		return []TextEdit{{Span: r.StatusSpan, NewText: string(st)}}, nil
+	case r.Dialect == DialectFence && r.Fence != nil:
+		at := r.Fence.OpenerSpan.Start + r.Fence.Ticks
+		at += strings.Index(d.Text[at:r.Fence.OpenerSpan.End], "flemma:tool") + len("flemma:tool")
+		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
+	}
+	return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
+}
+
+// ReplaceWithResult replaces the first result with that ID (normally a
+// placeholder) by a finished result: header without suffix (or " (error)"),
+// blank line, a fence sized to the content, the content, the fence. Line
+// endings in content are converted to the document's style.
+func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]TextEdit, error) {
+	r := d.ToolResult(id)
+	if r == nil {
+		return nil, fmt.Errorf("no tool result with ID %s", id)
+	}
+	nl := d.Newline
+	content = normalizeNewlines(content, nl)
+	fence := strings.Repeat("`", max(3, longestBacktickRun(content)+1))
+	var b strings.Builder
+	b.WriteString("**Tool Result:** `" + id + "`")
+	if isError {
+		b.WriteString(" (error)")
+	}
+	b.WriteString(nl + nl + fence + nl)
+	if content != "" {
+		b.WriteString(content + nl)
+	}
+	b.WriteString(fence)
+	if strings.HasSuffix(d.Text[r.Span.Start:r.Span.End], "\n") {
+		b.WriteString(nl)
+	}
+	return []TextEdit{{Span: r.Span, NewText: b.String()}}, nil
+}
+
+func normalizeNewlines(s, nl string) string {
+	if nl == "\n" {
+		return strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+func longestBacktickRun(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}

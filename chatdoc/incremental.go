@@ -1,0 +1,133 @@
+package chatdoc
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Change is one LSP content change: Text replaces Range, or the whole
+// document when Range is nil.
+type Change struct {
+	Range *Range
+	Text  string
+}
+
+// Apply returns the snapshot after the changes, applied in order as LSP
+// specifies. Each ranged change reparses only the messages it touches; the
+// result equals Parse of the new text exactly (FuzzIncremental checks it).
+func (d *Document) Apply(changes []Change, enc Encoding) *Document {
+	cur := d
+	for _, ch := range changes {
+		if ch.Range == nil {
+			cur = Parse(ch.Text)
+			continue
+		}
+		cur = cur.Replace(cur.Span(*ch.Range, enc), ch.Text)
+	}
+	return cur
+}
+
+// Replace returns the snapshot with span s replaced by text (s is clamped
+// to the document).
+func (d *Document) Replace(s Span, text string) *Document {
+	s.Start = max(0, min(s.Start, len(d.Text)))
+	s.End = max(s.Start, min(s.End, len(d.Text)))
+	newText := d.Text[:s.Start] + text + d.Text[s.End:]
+	if d.needsFullParse(s) {
+		return Parse(newText)
+	}
+	delta := len(text) - s.Len()
+	nd := &Document{
+		Text: newText, Newline: detectNewline(newText), Lines: d.Lines.replace(s.Start, s.End, newText),
+		Frontmatter: d.Frontmatter, bodyStart: d.bodyStart, fmDiags: d.fmDiags,
+	}
+
+	// Restart at the last message whose marker line the change leaves alone.
+	j := messageIndexAt(d.Messages, s.Start)
+	for j >= 0 && !markerUntouched(d.Text, d.Messages[j], s.Start) {
+		j--
+	}
+	restart := d.bodyStart
+	if j >= 0 {
+		restart = d.Messages[j].Span.Start
+	} else {
+		j = 0
+	}
+
+	// Reparse until a marker that starts an old message after the change.
+	resume := -1
+	changeEnd := s.Start + len(text)
+	scanner := newBodyScanner(newText, j)
+	fresh, _ := scanner.scan(restart, func(p int) bool {
+		if p < changeEnd {
+			return false
+		}
+		k := sort.Search(len(d.Messages), func(i int) bool { return d.Messages[i].Span.Start >= p-delta })
+		if k < len(d.Messages) && d.Messages[k].Span.Start == p-delta {
+			resume = k
+			return true
+		}
+		return false
+	})
+
+	msgs := make([]*Message, 0, len(d.Messages)+len(fresh))
+	msgs = append(msgs, d.Messages[:j]...)
+	msgs = append(msgs, fresh...)
+	if resume >= 0 {
+		msgs = appendShifted(msgs, d.Messages[resume:], delta, len(msgs)-resume)
+	}
+	if len(msgs) > 0 { // Parse leaves an empty list nil
+		nd.Messages = msgs
+	}
+	oldWindow := d.Messages[j:]
+	if resume >= 0 {
+		oldWindow = d.Messages[j:resume]
+	}
+	nd.finish(d.idFindings, sameIDs(oldWindow, fresh))
+	return nd
+}
+
+// sameIDs reports whether two runs of messages hold the same tool use and
+// result IDs in the same order (so document-wide ID findings still hold).
+func sameIDs(a, b []*Message) bool {
+	var ua, ub, ra, rb []string
+	for _, m := range a {
+		for _, u := range m.ToolUses {
+			ua = append(ua, u.ID)
+		}
+		for _, r := range m.ToolResults {
+			ra = append(ra, r.ID)
+		}
+	}
+	for _, m := range b {
+		for _, u := range m.ToolUses {
+			ub = append(ub, u.ID)
+		}
+		for _, r := range m.ToolResults {
+			rb = append(rb, r.ID)
+		}
+	}
+	return slices.Equal(ua, ub) && slices.Equal(ra, rb)
+}
+
+// markerUntouched reports whether an edit starting at offset leaves m's marker
+// line, including its line ending, unchanged.
+func markerUntouched(text string, m *Message, offset int) bool {
+	after := lineAfter(text, m.MarkerSpan.End)
+	return after > m.MarkerSpan.End && text[after-1] == '\n' && after <= offset
+}
+
+// needsFullParse reports whether the change can alter the frontmatter (or
+// create one), which the incremental path keeps as it is.
+func (d *Document) needsFullParse(s Span) bool {
+	first, afterFirst := lineAt(d.Text, 0)
+	if s.Start < afterFirst || afterFirst == len(d.Text) && !strings.HasSuffix(d.Text, "\n") {
+		return true
+	}
+	if fm := d.Frontmatter; fm != nil {
+		return s.Start < fm.Span.End || s.Start == fm.Span.End && d.Text[fm.Span.End-1] != '\n'
+	}
+	_, opener := frontmatterOpener(first)
+	return opener
+}

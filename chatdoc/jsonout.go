@@ -1,0 +1,98 @@
+package chatdoc
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The JSON shape of `chatls parse --json` (SPEC §6). Ranges are LSP ranges:
+// 0-based lines, UTF-16 characters.
+type (
+	jsonPosition struct {
+		Line      int `json:"line"`
+		Character int `json:"character"`
+	}
+	jsonRange struct {
+		Start jsonPosition `json:"start"`
+		End   jsonPosition `json:"end"`
+	}
+	jsonDocument struct {
+		Frontmatter *jsonFrontmatter `json:"frontmatter"`
+		Messages    []jsonMessage    `json:"messages"`
+		Diagnostics []jsonDiagnostic `json:"diagnostics"`
+	}
+	jsonFrontmatter struct {
+		Language string    `json:"language"`
+		Range    jsonRange `json:"range"`
+	}
+	jsonMessage struct {
+		Role        string           `json:"role"`
+		Range       jsonRange        `json:"range"`
+		ToolUses    []jsonToolUse    `json:"toolUses"`
+		ToolResults []jsonToolResult `json:"toolResults"`
+	}
+	jsonToolUse struct {
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"` // the object as written (compacted); null when invalid
+		Range jsonRange       `json:"range"`
+	}
+	jsonToolResult struct {
+		ID      string    `json:"id"`
+		Status  *string   `json:"status"`  // null for a finished result
+		Dialect *string   `json:"dialect"` // null unless a placeholder
+		Content string    `json:"content"`
+		Range   jsonRange `json:"range"`
+	}
+	jsonDiagnostic struct {
+		Range    jsonRange `json:"range"`
+		Severity int       `json:"severity"`
+		Code     string    `json:"code"`
+		Source   string    `json:"source"`
+		Message  string    `json:"message"`
+	}
+)
+
+// ParseJSON renders the document and the given diagnostics (usually
+// d.Diagnostics plus any the caller adds) as `chatls parse --json` prints them.
+func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
+	out := jsonDocument{Messages: []jsonMessage{}, Diagnostics: []jsonDiagnostic{}}
+	r := func(s Span) jsonRange {
+		lr := d.Range(s, UTF16)
+		return jsonRange{jsonPosition(lr.Start), jsonPosition(lr.End)}
+	}
+	if fm := d.Frontmatter; fm != nil {
+		out.Frontmatter = &jsonFrontmatter{Language: fm.Language, Range: r(fm.Span)}
+	}
+	for _, m := range d.Messages {
+		jm := jsonMessage{Role: m.Role, Range: r(m.Span), ToolUses: []jsonToolUse{}, ToolResults: []jsonToolResult{}}
+		for _, u := range m.ToolUses {
+			input := json.RawMessage("null")
+			if u.Valid() {
+				var buf bytes.Buffer
+				if json.Compact(&buf, []byte(u.RawInput)) == nil {
+					input = buf.Bytes()
+				}
+			}
+			jm.ToolUses = append(jm.ToolUses, jsonToolUse{ID: u.ID, Name: u.Name, Input: input, Range: r(u.Span)})
+		}
+		for _, res := range m.ToolResults {
+			jr := jsonToolResult{ID: res.ID, Content: res.Content, Range: r(res.Span)}
+			if res.Status != StatusDone {
+				st := string(res.Status)
+				jr.Status = &st
+			}
+			if res.Dialect != DialectNone {
+				dl := string(res.Dialect)
+				jr.Dialect = &dl
+			}
+			jm.ToolResults = append(jm.ToolResults, jr)
+		}
+		out.Messages = append(out.Messages, jm)
+	}
+	for _, dg := range diags {
+		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Range: r(dg.Span), Severity: int(dg.Severity),
+			Code: dg.Code, Source: "chatls", Message: dg.Message})
+	}
+	return json.MarshalIndent(out, "", "  ")
+}

@@ -1,0 +1,38 @@
+package chatdoc
+
+import "sort"
+
+// replace returns the index of newText, which is the old text with
+// [start, end) replaced. Only the chunks holding the changed lines are
+// rescanned; later chunks are shared and shifted (O(chunks) headers).
+func (li *LineIndex) replace(start, end int, newText string) *LineIndex {
+	delta := len(newText) - len(li.text)
+	ca := li.chunkIndexAt(start)
+	cb := li.chunkIndexAt(end)
+	regionEnd := len(li.text)
+	if cb+1 < len(li.chunks) {
+		regionEnd = li.chunks[cb+1].base
+	}
+	first := li.chunks[ca]
+	chunks := make([]lineChunk, ca, len(li.chunks)+4)
+	copy(chunks, li.chunks[:ca])
+	atEnd := cb+1 == len(li.chunks)
+	chunks = appendChunks(chunks, newText, first.base, regionEnd+delta, first.firstLine, atEnd)
+	if !atEnd {
+		last := chunks[len(chunks)-1]
+		lineDelta := last.firstLine + len(last.starts) - li.chunks[cb+1].firstLine
+		for _, c := range li.chunks[cb+1:] {
+			c.base += delta
+			c.firstLine += lineDelta
+			chunks = append(chunks, c)
+		}
+	}
+	out := &LineIndex{text: newText, chunks: chunks}
+	out.lines = countLines(chunks)
+	return out
+}
+
+// chunkIndexAt is the index of the chunk holding the line of offset.
+func (li *LineIndex) chunkIndexAt(offset int) int {
+	return sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].base > offset }) - 1
+}

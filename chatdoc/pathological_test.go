@@ -1,0 +1,83 @@
+package chatdoc
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// parseTime is the best of three parses (the machine is shared).
+func parseTime(text string) time.Duration {
+	best := time.Duration(1 << 62)
+	for range 3 {
+		start := time.Now()
+		Parse(text)
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// assertLinear parses gen(n) and gen(4n): a linear parser takes about 4x as
+// long, a quadratic one 16x. The bound is loose for a noisy machine.
+func assertLinear(t *testing.T, gen func(n int) string, n int, limit time.Duration) {
+	t.Helper()
+	small, large := gen(n), gen(4*n)
+	ts, tl := parseTime(small), parseTime(large)
+	t.Logf("%d bytes: %v; %d bytes: %v (x%.1f)", len(small), ts, len(large), tl, float64(tl)/float64(ts))
+	if tl > limit {
+		t.Fatalf("%d bytes took %v (limit %v)", len(large), tl, limit)
+	}
+	if ts > time.Millisecond && tl > 10*ts {
+		t.Fatalf("not linear: x%.1f for 4x the input", float64(tl)/float64(ts))
+	}
+}
+
+func TestPathologicalInputsAreLinear(t *testing.T) {
+	scale := 1
+	if testing.Short() {
+		scale = 8
+	}
+	t.Run("10 MB single line", func(t *testing.T) {
+		assertLinear(t, func(n int) string { return "@You: " + strings.Repeat("a`@*<", n/5) }, 10<<20/4/scale, 5*time.Second)
+	})
+	t.Run("100,000 tiny messages", func(t *testing.T) {
+		assertLinear(t, func(n int) string { return strings.Repeat("@You:\nx\n@Assistant:\ny\n", n/2) }, 100000/4/scale, 5*time.Second)
+	})
+	t.Run("10,000 nested fence openers", func(t *testing.T) {
+		assertLinear(t, func(n int) string {
+			var b strings.Builder
+			b.WriteString("@Assistant:\n")
+			for i := range n {
+				b.WriteString(strings.Repeat("`", 3+i%40) + "json\n**Tool Use:** `a` (`b`)\n@You:\n")
+			}
+			return b.String()
+		}, 10000/4/max(1, scale/4), 5*time.Second)
+	})
+	t.Run("many tool headers waiting for fences", func(t *testing.T) {
+		assertLinear(t, func(n int) string {
+			return "@Assistant:\n" + strings.Repeat("**Tool Use:** `a` (`b`)\n\n", n)
+		}, 20000/scale, 5*time.Second)
+	})
+	t.Run("unclosed thinking and huge JSON", func(t *testing.T) {
+		assertLinear(t, func(n int) string {
+			return "@Assistant:\n<thinking>\n" + strings.Repeat("@Your:\n", n) + "**Tool Use:** `a` (`b`)\n```json\n[" +
+				strings.Repeat("[", n) + "\n```\n"
+		}, 100000/scale, 5*time.Second)
+	})
+}
+
+func TestInvalidUTF8AndControlBytes(t *testing.T) {
+	text := "@You:\n\xff\xfe\x00 @./\xc3(\n@Assistant:\n**Tool Use:** `\xff` (`\xfe`)\n```json\n{\"a\":\"\xff\"}\n```\n"
+	d := Parse(text)
+	checkInvariants(t, d)
+	if d.Text != text || len(d.ToolUses) != 1 {
+		t.Fatalf("uses %d", len(d.ToolUses))
+	}
+	for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
+		for off := 0; off <= len(text); off++ {
+			if o := d.Lines.Offset(d.Lines.Position(off, enc), enc); o > off {
+				t.Fatalf("offset %d -> %d", off, o)
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package chatdoc
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Encoding is the unit a Position's Character counts (LSP positionEncoding).
+type Encoding int
+
+const (
+	UTF16 Encoding = iota // LSP default
+	UTF8
+	UTF32
+)
+
+// Position is a 0-based line and a character offset in the encoding's units.
+type Position struct{ Line, Character int }
+
+// Range is a pair of positions, LSP style.
+type Range struct{ Start, End Position }
+
+// lineChunkSize is how many line starts one chunk holds when built. Chunks let
+// an edit rebuild only the lines it touches and shift the rest in O(chunks).
+const lineChunkSize = 512
+
+// lineChunk holds the starts of consecutive lines, relative to base.
+type lineChunk struct {
+	firstLine int
+	base      int     // absolute offset of the chunk's first line
+	starts    []int32 // relative line starts; starts[0] == 0; shared between snapshots
+}
+
+// LineIndex maps byte offsets to lines and back. Lines end at "\n"; a "\r"
+// before it belongs to the line ending. A lone "\r" is an ordinary character
+// (as in gopls). Immutable; updated copies share unchanged chunks.
+type LineIndex struct {
+	text   string
+	chunks []lineChunk
+	lines  int
+}
+
+// NewLineIndex indexes the line starts of text once.
+func NewLineIndex(text string) *LineIndex {
+	li := &LineIndex{text: text}
+	li.chunks = appendChunks(nil, text, 0, len(text), 0, true)
+	li.lines = countLines(li.chunks)
+	return li
+}
+
+func countLines(chunks []lineChunk) int {
+	last := chunks[len(chunks)-1]
+	return last.firstLine + len(last.starts)
+}
+
+// appendChunks scans text[from:to) (which starts at a line start) and appends
+// chunks of its line starts. A line start at `to` is recorded only when atEnd,
+// since otherwise the following chunk owns it.
+func appendChunks(chunks []lineChunk, text string, from, to, firstLine int, atEnd bool) []lineChunk {
+	cur := lineChunk{firstLine: firstLine, base: from, starts: make([]int32, 1, min(lineChunkSize, 64))}
+	pos := from
+	for {
+		i := strings.IndexByte(text[pos:to], '\n')
+		if i < 0 {
+			break
+		}
+		next := pos + i + 1
+		if next == to && !atEnd {
+			break
+		}
+		if len(cur.starts) == lineChunkSize {
+			chunks = append(chunks, cur)
+			cur = lineChunk{firstLine: cur.firstLine + lineChunkSize, base: next, starts: make([]int32, 1, 64)}
+		} else {
+			cur.starts = append(cur.starts, int32(next-cur.base))
+		}
+		pos = next
+	}
+	return append(chunks, cur)
+}
+
+// LineCount is the number of lines; an empty text and a text ending in a
+// newline both count the (empty) last line.
+func (li *LineIndex) LineCount() int { return li.lines }
+
+// LineStart is the offset of the line's first byte, clamped to [0, len].
+func (li *LineIndex) LineStart(line int) int {
+	if line < 0 {
+		return 0
+	}
+	if line >= li.lines {
+		return len(li.text)
+	}
+	c := li.chunkOfLine(line)
+	return c.base + int(c.starts[line-c.firstLine])
+}
+
+// lineEnd is the offset of the line's end before its "\n" or "\r\n".
+func (li *LineIndex) lineEnd(line int) int {
+	end := len(li.text)
+	if line+1 < li.lines {
+		end = li.LineStart(line+1) - 1
+		if end > 0 && li.text[end-1] == '\r' {
+			end--
+		}
+	}
+	return end
+}
+
+func (li *LineIndex) chunkOfLine(line int) *lineChunk {
+	i := sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].firstLine > line }) - 1
+	return &li.chunks[i]
+}
+
+// LineOf returns the 0-based line holding offset (clamped).
+func (li *LineIndex) LineOf(offset int) int {
+	offset = max(0, min(offset, len(li.text)))
+	i := sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].base > offset }) - 1
+	c := &li.chunks[i]
+	rel := int32(offset - c.base)
+	j := sort.Search(len(c.starts), func(j int) bool { return c.starts[j] > rel }) - 1
+	return c.firstLine + j
+}
+
+// Position converts a byte offset (clamped to [0, len]) to a position. An
+// offset inside a UTF-8 sequence counts only the characters before it.
+func (li *LineIndex) Position(offset int, enc Encoding) Position {
+	offset = max(0, min(offset, len(li.text)))
+	line := li.LineOf(offset)
+	start := li.LineStart(line)
+	if enc == UTF8 {
+		return Position{Line: line, Character: offset - start}
+	}
+	return Position{Line: line, Character: units(li.text, start, offset, enc)}
+}
+
+// units counts the characters of text[from:to) in enc; invalid bytes count
+// one each (editors show each as U+FFFD). A character that `to` splits is not
+// counted (the position rounds down).
+func units(text string, from, to int, enc Encoding) int {
+	n := 0
+	for i := from; i < to; {
+		if text[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if i+size > to {
+			break
+		}
+		if enc == UTF16 && r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// Offset converts a position to a byte offset. A line past the end gives
+// len(text); a character past the line's end gives the line end (before
+// "\r\n" or "\n"); a character inside a character (half a surrogate pair)
+// rounds down, so a UTF-8 sequence is never split.
+func (li *LineIndex) Offset(p Position, enc Encoding) int {
+	if p.Line < 0 {
+		return 0
+	}
+	if p.Line >= li.lines {
+		return len(li.text)
+	}
+	start, end := li.LineStart(p.Line), li.lineEnd(p.Line)
+	want := max(0, p.Character)
+	n := 0
+	i := start
+	for i < end && n < want {
+		c := li.text[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(li.text[i:end])
+		w := 1
+		switch {
+		case enc == UTF8:
+			w = size
+		case enc == UTF16 && r >= 0x10000:
+			w = 2
+		}
+		if n+w > want {
+			break
+		}
+		n += w
+		i += size
+	}
+	return i
+}
+
+// Range converts a span to an LSP range.
+func (d *Document) Range(s Span, enc Encoding) Range {
+	return Range{Start: d.Lines.Position(s.Start, enc), End: d.Lines.Position(s.End, enc)}
+}
+
+// Span converts an LSP range to a byte span (clamped; End never before Start).
+func (d *Document) Span(r Range, enc Encoding) Span {
+	s := Span{Start: d.Lines.Offset(r.Start, enc), End: d.Lines.Offset(r.End, enc)}
+	if s.End < s.Start {
+		s.End = s.Start
+	}
+	return s
+}

@@ -1,0 +1,301 @@
+package chatdoc
+
+import (
+	"strings"
+)
+
+// bodyScanner turns the lines after the frontmatter into messages in one pass.
+// Its state between lines is small (an open fence, a tool header waiting for
+// its fence, an open thinking block), and every role marker outside a fence
+// resets it, which is what lets Apply restart at a message boundary.
+type bodyScanner struct {
+	text       string
+	firstIndex int // Document.Messages index of the first message produced
+	msgs       []*Message
+	cur        *Message // nil before the first marker
+
+	fence       *Fence
+	fenceUse    *ToolUse
+	fenceResult *ToolResult
+	waitUse     *ToolUse    // header seen, fence not yet
+	waitResult  *ToolResult // header seen, fence not yet
+	resultInfo  resultStatus
+	thinking    *Thinking
+}
+
+func newBodyScanner(text string, firstIndex int) *bodyScanner {
+	return &bodyScanner{text: text, firstIndex: firstIndex}
+}
+
+// scan reads lines from offset from. Before starting a message at a role
+// marker it asks stop (if non-nil); when stop says yes the scan ends there and
+// returns that offset. Otherwise it runs to the end of the text.
+func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Message, int) {
+	text := s.text
+	pos := from
+	for pos < len(text) {
+		start := pos
+		end, next := len(text), len(text)
+		if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
+			end, next = pos+nl, pos+nl+1
+		}
+		if end > start && text[end-1] == '\r' {
+			end--
+		}
+		line := text[start:end]
+		pos = next
+
+		if s.fence != nil {
+			if len(line) > 0 && line[0] == '`' && fenceCloser(line, s.fence.Ticks) {
+				s.closeFence(start, end, next)
+			}
+			continue
+		}
+		if s.thinking != nil {
+			if len(line) > 0 && line[0] == '<' && isThinkingClose(line) {
+				s.thinking.Span.End = next
+				s.thinking = nil
+				continue
+			}
+			if len(line) == 0 || line[0] != '@' {
+				continue
+			}
+			if _, _, ok := roleMarker(line); !ok {
+				continue
+			}
+			s.endThinking(start)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		c := line[0]
+		if s.waitUse != nil || s.waitResult != nil {
+			if c == '`' {
+				if ticks, info, ok := fenceOpener(line); ok {
+					s.openFence(ticks, info, start, end, next)
+					continue
+				}
+			}
+			if isBlank(line) {
+				continue
+			}
+			s.endWaitWithoutFence()
+		}
+		switch c {
+		case '@':
+			if role, inline, ok := roleMarker(line); ok {
+				if stop != nil && stop(start) {
+					s.endMessage(start)
+					return s.msgs, start
+				}
+				s.startMessage(role, inline, start, end)
+				continue
+			}
+			s.fileRefs(line, start)
+		case '`':
+			if ticks, info, ok := fenceOpener(line); ok {
+				s.openFence(ticks, info, start, end, next)
+			}
+		case '*':
+			s.toolHeader(line, start, end)
+		case '<':
+			s.angleLine(line, start, next)
+		default:
+			s.fileRefs(line, start)
+		}
+	}
+	s.endMessage(len(text))
+	return s.msgs, len(text)
+}
+
+func (s *bodyScanner) addDiag(d Diagnostic) {
+	if s.cur != nil {
+		s.cur.diags = append(s.cur.diags, d)
+	}
+}
+
+func (s *bodyScanner) startMessage(role, inline string, start, end int) {
+	s.endMessage(start)
+	s.cur = &Message{Role: role, Span: Span{start, len(s.text)}, MarkerSpan: Span{start, end}}
+	if inline != "" {
+		s.addDiag(diag(Span{start, end}, SeverityWarning, CodeInlineRoleMarker, "",
+			"Role marker `@%s:` must be alone on its line (pre-0.6 form); move the text to the next line", role))
+		s.fileRefs(inline, end-len(inline))
+	}
+}
+
+// endMessage closes whatever is open and files the current message.
+func (s *bodyScanner) endMessage(end int) {
+	if s.fence != nil {
+		s.fence.Span.End, s.fence.ContentSpan.End = end, end
+		s.finishFence()
+	}
+	if s.waitUse != nil || s.waitResult != nil {
+		s.endWaitWithoutFence()
+	}
+	if s.thinking != nil {
+		s.endThinking(end)
+	}
+	if s.cur == nil {
+		return
+	}
+	s.cur.Span.End = end
+	s.msgs = append(s.msgs, s.cur)
+	s.cur = nil
+}
+
+func (s *bodyScanner) endThinking(end int) {
+	s.thinking.Span.End = end
+	s.addDiag(diag(Span{s.thinking.Span.Start, s.thinking.Span.Start + len("<thinking")}, SeverityWarning,
+		CodeThinkingUnclosed, "", "Thinking block is not closed with </thinking>"))
+	s.thinking = nil
+}
+
+func (s *bodyScanner) messageIndex() int { return s.firstIndex + len(s.msgs) }
+
+func (s *bodyScanner) role() string {
+	if s.cur == nil {
+		return ""
+	}
+	return s.cur.Role
+}
+
+func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
+	f := &Fence{Span: Span{start, len(s.text)}, OpenerSpan: Span{start, end}, Info: info, Ticks: ticks,
+		ContentSpan: Span{next, len(s.text)}}
+	s.fence = f
+	if s.cur != nil {
+		s.cur.Fences = append(s.cur.Fences, f)
+	}
+	switch {
+	case s.waitUse != nil:
+		s.fenceUse, s.waitUse = s.waitUse, nil
+		s.fenceUse.Fence = f
+	case s.waitResult != nil:
+		s.fenceResult, s.waitResult = s.waitResult, nil
+		s.fenceResult.Fence = f
+	}
+}
+
+func (s *bodyScanner) closeFence(start, end, next int) {
+	f := s.fence
+	f.CloserSpan = Span{start, end}
+	f.Span.End = next
+	f.ContentSpan.End = start
+	f.Closed = true
+	s.finishFence()
+}
+
+// fenceContent is the fence's content without the line ending before the closer.
+func fenceContent(text string, f *Fence) string {
+	c := text[f.ContentSpan.Start:f.ContentSpan.End]
+	if strings.HasSuffix(c, "\n") {
+		c = c[:len(c)-1]
+		c = strings.TrimSuffix(c, "\r")
+	}
+	return c
+}
+
+// finishFence completes the tool block that owns the fence, if any.
+func (s *bodyScanner) finishFence() {
+	f := s.fence
+	s.fence = nil
+	if u := s.fenceUse; u != nil {
+		s.fenceUse = nil
+		u.Span.End = f.Span.End
+		u.RawInput = fenceContent(s.text, f)
+		if !f.Closed {
+			u.InputError = "the fence is not closed"
+			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeToolUseUnclosedFence, u.ID,
+				"Tool use fence is not closed (add a line of %s)", strings.Repeat("`", f.Ticks)))
+			return
+		}
+		s.decodeInput(u, f)
+	}
+	if r := s.fenceResult; r != nil {
+		s.fenceResult = nil
+		r.Span.End = f.Span.End
+		r.Content = fenceContent(s.text, f)
+		s.finishResult(r, f)
+		if !f.Closed {
+			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeResultUnclosedFence, r.ID,
+				"Tool result fence is not closed (add a line of %s)", strings.Repeat("`", f.Ticks)))
+		}
+	}
+}
+
+func (s *bodyScanner) endWaitWithoutFence() {
+	if u := s.waitUse; u != nil {
+		s.waitUse = nil
+		u.InputError = MessageToolUseNoFence
+		s.addDiag(diag(u.HeaderSpan, SeverityError, CodeToolUseNoFence, u.ID, "%s", MessageToolUseNoFence))
+	}
+	if r := s.waitResult; r != nil {
+		s.waitResult = nil
+		s.finishResult(r, nil)
+		s.addDiag(diag(r.HeaderSpan, SeverityError, CodeResultNoFence, r.ID,
+			"Tool result requires a fenced code block"))
+	}
+}
+
+func (s *bodyScanner) toolHeader(line string, start, end int) {
+	switch s.role() {
+	case "Assistant":
+		nameAt, nameLen, idAt, idLen, ok := toolUseHeader(line)
+		if !ok {
+			return
+		}
+		u := &ToolUse{
+			ID: line[idAt : idAt+idLen], Name: line[nameAt : nameAt+nameLen],
+			Span: Span{start, lineAfter(s.text, end)}, HeaderSpan: Span{start, end},
+			NameSpan: Span{start + nameAt, start + nameAt + nameLen}, IDSpan: Span{start + idAt, start + idAt + idLen},
+			Message: s.messageIndex(),
+		}
+		s.cur.ToolUses = append(s.cur.ToolUses, u)
+		s.waitUse = u
+	case "You":
+		idAt, idLen, sufAt, sufLen, ok := toolResultHeader(line)
+		if !ok {
+			s.fileRefs(line, start)
+			return
+		}
+		r := &ToolResult{
+			ID: line[idAt : idAt+idLen], Span: Span{start, lineAfter(s.text, end)}, HeaderSpan: Span{start, end},
+			IDSpan: Span{start + idAt, start + idAt + idLen}, Message: s.messageIndex(),
+		}
+		s.resultInfo = parseSuffix(line, start, sufAt, sufLen)
+		s.cur.ToolResults = append(s.cur.ToolResults, r)
+		s.waitResult = r
+	}
+}
+
+// lineAfter is the offset just past the line ending at end (end itself at EOF).
+func lineAfter(text string, end int) int {
+	if end < len(text) && text[end] == '\r' {
+		end++
+	}
+	if end < len(text) && text[end] == '\n' {
+		end++
+	}
+	return end
+}
+
+func (s *bodyScanner) angleLine(line string, start, next int) {
+	if msg, ok := abortMarker(line); ok {
+		if s.cur != nil && s.cur.Abort == nil {
+			s.cur.Abort = &AbortMarker{Span: Span{start, next}, Message: msg}
+		}
+		return
+	}
+	if s.role() != "Assistant" {
+		return
+	}
+	if attrs, selfClosing, ok := thinkingOpen(line); ok {
+		t := &Thinking{Span: Span{start, next}, Attrs: attrs, SelfClosing: selfClosing}
+		s.cur.Thinking = append(s.cur.Thinking, t)
+		if !selfClosing {
+			t.Span.End = len(s.text)
+			s.thinking = t
+		}
+	}
+}

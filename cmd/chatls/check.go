@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// checkDiagnostics is what `chatls check` and `chatls parse --json` report for
+// a document; the server side can widen it with tool-aware diagnostics.
+var checkDiagnostics = func(doc *chatdoc.Document) []chatdoc.Diagnostic { return doc.Diagnostics }
+
+var severityWords = map[chatdoc.Severity]string{
+	chatdoc.SeverityError: "error", chatdoc.SeverityWarning: "warning",
+	chatdoc.SeverityInformation: "info", chatdoc.SeverityHint: "hint",
+}
+
+// runCheck implements `chatls check FILE…`: one `file:line:col: severity:
+// message` line per diagnostic (1-based line, 1-based column in bytes, as Go
+// tools and editors' quickfix lists expect); exit 1 if any is an error, 2 if
+// a file can't be read.
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: chatls check FILE...")
+		return 2
+	}
+	exit := 0
+	for _, name := range args {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "chatls check: %v\n", err)
+			exit = 2
+			continue
+		}
+		doc := chatdoc.Parse(string(text))
+		diags := append(checkDiagnostics(doc), chatdoc.FileRefDiagnostics(doc, fileExistsBeside(name))...)
+		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
+		for _, d := range diags {
+			pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
+			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)
+			if d.Severity == chatdoc.SeverityError && exit == 0 {
+				exit = 1
+			}
+		}
+	}
+	return exit
+}
+
+// fileExistsBeside resolves references relative to the document's directory.
+func fileExistsBeside(docPath string) func(string) bool {
+	dir := filepath.Dir(docPath)
+	return func(ref string) bool {
+		_, err := os.Stat(filepath.Join(dir, ref))
+		return err == nil
+	}
+}
