@@ -18,6 +18,9 @@ type Definition struct {
 	Source string
 	// Annotations are informational hints (MCP tool annotations); never used to approve.
 	Annotations map[string]any
+	// PreviewTemplate, when set, is a Go text/template over the input map that
+	// renders the inlay-hint preview (SPEC §5 custom tools); see Preview.
+	PreviewTemplate string
 }
 
 // Call is one invocation, identified by the tool-use ID of the document.
@@ -44,6 +47,10 @@ type Env struct {
 	DefaultTimeout, BashTimeout int
 	// Progress, when set, receives updates while the tool runs.
 	Progress func(Progress)
+	// BashCwd is `tools.bash.cwd`: where bash runs instead of Dir (relative to Dir).
+	BashCwd string
+	// Limits caps result text; the zero value means DefaultLimits.
+	Limits Limits
 }
 
 // SandboxConfig is the `sandbox.*` settings.
@@ -51,6 +58,8 @@ type SandboxConfig struct {
 	Enabled  bool
 	Writable []string
 	Network  bool
+	// Bwrap is the bubblewrap binary (`sandbox.bwrap`); empty means "bwrap" on PATH.
+	Bwrap string
 }
 
 // Progress is a running tool's state for `$/progress` and inlay hints.

@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// grepBenchTree is the Go standard library's source: a real tree of ~11,000
+// files and 150 MB that every Go toolchain has. CHATLS_BENCH_TREE overrides it.
+func grepBenchTree(b *testing.B) string {
+	if dir := os.Getenv("CHATLS_BENCH_TREE"); dir != "" {
+		return dir
+	}
+	return filepath.Join(runtime.GOROOT(), "src")
+}
+
+const grepBenchPattern = `func [A-Za-z_]+Conn\(`
+
+// BenchmarkGrep runs chatls grep and `grep -rn -E` on the same tree, side by
+// side, both without a match limit (all matches collected).
+func BenchmarkGrep(b *testing.B) {
+	tree := grepBenchTree(b)
+	b.Run("chatls", func(b *testing.B) {
+		env := Env{Dir: tree, TempDir: b.TempDir(), DefaultTimeout: 600}
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+		in := map[string]any{"pattern": grepBenchPattern, "limit": 1000000.0}
+		var matches int
+		for b.Loop() {
+			res := r.Run(context.Background(), Call{ID: "g", Name: "grep", Input: in}, env)
+			if res.IsError {
+				b.Fatal(res.Text)
+			}
+			matches = strings.Count(res.Text, "\n") + 1
+		}
+		b.ReportMetric(float64(matches), "matches")
+	})
+	b.Run("grep-rn", func(b *testing.B) {
+		if _, err := exec.LookPath("grep"); err != nil {
+			b.Skip("grep not installed")
+		}
+		var matches int
+		for b.Loop() {
+			out, err := exec.Command("grep", "-rn", "-E", "--binary-files=without-match",
+				"--exclude-dir=.git", "--exclude-dir=node_modules", "--exclude-dir=vendor",
+				"--exclude-dir=testdata-none", grepBenchPattern, tree).Output()
+			if err != nil {
+				b.Fatal(err)
+			}
+			matches = strings.Count(string(out), "\n")
+		}
+		b.ReportMetric(float64(matches), "matches")
+	})
+}
+
+// BenchmarkReadOverhead: the read tool through the Runner (validation,
+// slot, limits) against os.ReadFile of the same 10 KB file.
+func BenchmarkReadOverhead(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "file.txt")
+	os.WriteFile(path, []byte(strings.Repeat("some line of text, fifty bytes long, more or less\n", 200)), 0o644)
+	b.Run("chatls-read", func(b *testing.B) {
+		env := Env{Dir: dir, TempDir: dir}
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		in := map[string]any{"path": "file.txt", "label": "reading"}
+		for b.Loop() {
+			if res := r.Run(context.Background(), Call{ID: "r", Name: "read", Input: in}, env); res.IsError {
+				b.Fatal(res.Text)
+			}
+		}
+	})
+	b.Run("os.ReadFile", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.ReadFile(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkBashOverhead: `true` through the bash tool against exec'ing
+// `bash -c true` directly.
+func BenchmarkBashOverhead(b *testing.B) {
+	dir := b.TempDir()
+	b.Run("chatls-bash", func(b *testing.B) {
+		env := Env{Dir: dir, TempDir: dir}
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		in := map[string]any{"command": "true"}
+		for b.Loop() {
+			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
+				b.Fatal(res.Text)
+			}
+		}
+	})
+	b.Run("exec-bash", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("bash", "-c", "true")
+			cmd.Dir = dir
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("chatls-bash-sandboxed", func(b *testing.B) {
+		if err := SandboxAvailable(""); err != nil {
+			b.Skip(err)
+		}
+		env := Env{Dir: dir, TempDir: dir, Writable: []string{dir}, Sandbox: SandboxConfig{Enabled: true}}
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		in := map[string]any{"command": "true"}
+		for b.Loop() {
+			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
+				b.Fatal(res.Text)
+			}
+		}
+	})
+}

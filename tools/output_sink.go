@@ -1,0 +1,221 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// outputSink collects a command's output with bounded memory: the first
+// MaxBytes stay in memory until the limits are exceeded, then everything
+// streams to a full-output file under the temp dir while a ring buffer keeps
+// the tail that goes into the document. Memory use is O(MaxBytes) whatever the
+// command prints.
+type outputSink struct {
+	mu     sync.Mutex
+	limits Limits
+	dir    string
+	prefix string
+
+	head  []byte // all output so far, while it still fits the limits
+	ring  tailRing
+	total int64
+	nl    int64 // newline count
+	last  byte
+
+	file      *os.File
+	fileW     *bufio.Writer
+	saved     int64
+	savedCut  bool
+	fileError error
+}
+
+func newOutputSink(limits Limits, dir, prefix string) *outputSink {
+	limits = limits.orDefault()
+	return &outputSink{
+		limits: limits,
+		dir:    dir,
+		prefix: prefix,
+		ring:   tailRing{buf: make([]byte, limits.MaxBytes)},
+	}
+}
+
+// Write never fails: a broken full-output file only loses the file.
+func (s *outputSink) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total += int64(len(p))
+	s.nl += int64(bytes.Count(p, []byte{'\n'}))
+	s.last = p[len(p)-1]
+	s.ring.write(p)
+	if s.file == nil && s.fileError == nil {
+		if !s.overLimitLocked() {
+			s.head = append(s.head, p...)
+			return len(p), nil
+		}
+		s.openFileLocked()
+		s.saveLocked(s.head)
+		s.head = nil
+	}
+	s.saveLocked(p)
+	return len(p), nil
+}
+
+func (s *outputSink) lineCountLocked() int64 {
+	if s.total == 0 {
+		return 0
+	}
+	if s.last == '\n' {
+		return s.nl
+	}
+	return s.nl + 1
+}
+
+func (s *outputSink) overLimitLocked() bool {
+	return s.total > int64(s.limits.MaxBytes) || s.lineCountLocked() > int64(s.limits.MaxLines)
+}
+
+func (s *outputSink) openFileLocked() {
+	if s.dir == "" {
+		s.dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(s.dir, "chatls-"+safeFileName(s.prefix)+"-*.log")
+	if err != nil {
+		s.fileError = err
+		return
+	}
+	s.file = f
+	s.fileW = bufio.NewWriterSize(f, 64*1024)
+}
+
+func (s *outputSink) saveLocked(p []byte) {
+	if s.fileW == nil || s.savedCut {
+		return
+	}
+	if room := s.limits.MaxSavedBytes - s.saved; int64(len(p)) > room {
+		p = p[:room]
+		s.savedCut = true
+	}
+	n, err := s.fileW.Write(p)
+	s.saved += int64(n)
+	if err != nil && s.fileError == nil {
+		s.fileError = err
+	}
+}
+
+// lastLine is the most recent non-empty output line, for progress reports.
+func (s *outputSink) lastLine() string {
+	s.mu.Lock()
+	tail := s.ring.bytes()
+	s.mu.Unlock()
+	tail = bytes.TrimRight(tail, "\r\n \t")
+	if i := bytes.LastIndexAny(tail, "\r\n"); i >= 0 {
+		tail = tail[i+1:]
+	}
+	return documentText(cutRunes(string(tail), 200))
+}
+
+// sinkResult is what a finished sink contributes to a Result.
+type sinkResult struct {
+	Text      string // document-safe, trailing whitespace trimmed
+	Truncated bool
+	FullPath  string
+}
+
+// finish closes the full-output file and renders the kept tail with the
+// `[Showing lines A-B of N. Full output: PATH]` note when it was cut.
+func (s *outputSink) finish() sinkResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file == nil && s.fileError == nil {
+		return sinkResult{Text: strings.TrimRight(documentText(string(s.head)), " \t\n")}
+	}
+	path := ""
+	if s.file != nil {
+		if err := s.fileW.Flush(); err != nil && s.fileError == nil {
+			s.fileError = err
+		}
+		s.file.Close()
+		path = s.file.Name()
+	}
+	total := s.lineCountLocked()
+	raw := s.ring.bytes()
+	if s.total > int64(len(raw)) {
+		// The ring starts mid-line: drop the partial first line unless it is all we have.
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 && i+1 < len(raw) {
+			raw = raw[i+1:]
+		}
+	}
+	kept, shown := tailLines(string(raw), s.limits.MaxLines, s.limits.MaxBytes)
+	text := strings.TrimRight(documentText(kept), " \t\n")
+	from := total - int64(shown) + 1
+	note := fmt.Sprintf("[Showing lines %d-%d of %d. Full output: %s]", from, total, total, path)
+	if path == "" {
+		note = fmt.Sprintf("[Showing lines %d-%d of %d. Full output could not be saved: %v]", from, total, total, s.fileError)
+	} else if s.savedCut {
+		note += fmt.Sprintf("\n[The saved file holds only the first %s of %s.]", formatSize(s.saved), formatSize(s.total))
+	}
+	return sinkResult{Text: text + "\n\n" + note, Truncated: true, FullPath: path}
+}
+
+// tailRing keeps the last len(buf) bytes written.
+type tailRing struct {
+	buf  []byte
+	pos  int
+	full bool
+}
+
+func (r *tailRing) write(p []byte) {
+	if len(r.buf) == 0 {
+		return
+	}
+	if len(p) >= len(r.buf) {
+		copy(r.buf, p[len(p)-len(r.buf):])
+		r.pos, r.full = 0, true
+		return
+	}
+	n := copy(r.buf[r.pos:], p)
+	if n < len(p) {
+		copy(r.buf, p[n:])
+		r.full = true
+	}
+	r.pos = (r.pos + len(p)) % len(r.buf)
+	if r.pos == 0 && len(p) > 0 {
+		r.full = true
+	}
+}
+
+func (r *tailRing) bytes() []byte {
+	if !r.full {
+		return append([]byte(nil), r.buf[:r.pos]...)
+	}
+	out := make([]byte, 0, len(r.buf))
+	out = append(out, r.buf[r.pos:]...)
+	return append(out, r.buf[:r.pos]...)
+}
+
+// safeFileName keeps IDs like `toolu_01` or `urn:flemma:tool:read:6a1f` usable in file names.
+func safeFileName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "output"
+	}
+	return b.String()
+}

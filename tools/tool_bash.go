@@ -1,0 +1,122 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// defaultBashTimeout is tools.bash.timeout's default (seconds).
+const defaultBashTimeout = 120
+
+type bashTool struct{}
+
+func (bashTool) timesItself() bool { return true }
+
+// bashDefinition is built once: Definition is called per validation and preview.
+var bashDefinition = sync.OnceValue(bashTool{}.definition)
+
+func (bashTool) Definition() Definition { return bashDefinition() }
+
+func (bashTool) definition() Definition {
+	return Definition{
+		Name: "bash",
+		Description: "Execute a bash command in the document's directory. Returns stdout and stderr merged. " +
+			"Output is truncated to the last 2000 lines or 50KB (whichever is hit first); " +
+			"the full output is then saved to a file named in the result.",
+		Source: "builtin",
+		Schema: strictSchema(
+			required("command", "string", "The bash command to run"),
+			optional("timeout", "number", "Timeout in seconds (default: tools.bash.timeout, 120)").with("exclusiveMinimum", 0),
+		),
+	}
+}
+
+func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
+	command, _ := stringArg(call.Input, "command")
+	if command == "" {
+		return errorResult("No command provided")
+	}
+	seconds := float64(env.BashTimeout)
+	if t, ok := numberArg(call.Input, "timeout"); ok && t > 0 {
+		seconds = t
+	}
+	if seconds <= 0 {
+		seconds = defaultBashTimeout
+	}
+	seconds = math.Min(seconds, 7*24*3600)
+
+	dir := env.Dir
+	if env.BashCwd != "" {
+		dir = resolvePath(env, env.BashCwd)
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return errorResult("Working directory %s does not exist", dir)
+	}
+
+	// stdin is /dev/null and pagers are cat, so nothing waits for a user.
+	argv := []string{"bash", "-c", command}
+	if env.Sandbox.Enabled {
+		if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
+			return errorResult("Sandbox unavailable, command not run: %v", err)
+		}
+		bwrap := env.Sandbox.Bwrap
+		if bwrap == "" {
+			bwrap = defaultBwrap
+		}
+		argv = append(append([]string{bwrap}, bwrapArgs(env, dir, writableDirs(env))...), argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+
+	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	out := runProcessGroup(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), env.Progress)
+	if out.startErr != nil {
+		return errorResult("Failed to start bash: %v", out.startErr)
+	}
+	got := sink.finish()
+	res := Result{Text: got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath}
+	if out.cancelled {
+		res.Text, res.IsError, res.Cancelled = CancelledText, true, true
+		return res
+	}
+	if out.timedOut {
+		res.Text = appendParagraph(res.Text, fmt.Sprintf("Command timed out after %s seconds.", formatSeconds(seconds)))
+		res.IsError = true
+		return res
+	}
+	code := out.exitCode
+	res.ExitCode = &code
+	if res.Text == "" {
+		res.Text = "(no output)"
+	}
+	if code != 0 {
+		res.Text += fmt.Sprintf("\n\nCommand exited with code %d", code)
+		res.IsError = true
+	}
+	return res
+}
+
+func appendParagraph(text, p string) string {
+	if text == "" {
+		return p
+	}
+	return text + "\n\n" + p
+}
+
+func formatSeconds(s float64) string {
+	return strconv.FormatFloat(s, 'f', -1, 64)
+}
+
+func errorResult(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+type editTool struct{}
+
+// editDefinition is built once: Definition is called per validation and preview.
+var editDefinition = sync.OnceValue(editTool{}.definition)
+
+func (editTool) Definition() Definition { return editDefinition() }
+
+func (editTool) definition() Definition {
+	return Definition{
+		Name: "edit",
+		Description: "Edit a file by replacing exact text. oldText must match exactly one place in the file, " +
+			"including whitespace and newlines.",
+		Source: "builtin",
+		Schema: strictSchema(
+			required("path", "string", "Path to the file to edit (relative to the document's directory, or absolute)"),
+			required("oldText", "string", "Exact text to find and replace (must occur exactly once)"),
+			required("newText", "string", "New text to replace the old text with"),
+		),
+	}
+}
+
+func (editTool) Run(ctx context.Context, call Call, env Env) Result {
+	shown, _ := stringArg(call.Input, "path")
+	oldText, _ := stringArg(call.Input, "oldText")
+	newText, _ := stringArg(call.Input, "newText")
+	if shown == "" {
+		return errorResult("No path provided")
+	}
+	if oldText == "" {
+		return errorResult("oldText must not be empty; use write to create or overwrite %s", shown)
+	}
+	target, err := checkWritable(env, resolvePath(env, shown), shown)
+	if err != nil {
+		return errorResult("%v", err)
+	}
+	data, err := os.ReadFile(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult("File not found: %s", shown)
+	case errors.Is(err, fs.ErrPermission):
+		return errorResult("Permission denied: %s", shown)
+	case err != nil:
+		return errorResult("Cannot read %s: %v", shown, err)
+	}
+	content := string(data)
+
+	// Models write LF; keep a CRLF file CRLF by matching with its line endings.
+	if !strings.Contains(content, oldText) && strings.Contains(content, "\r\n") && !strings.Contains(oldText, "\r\n") {
+		oldText = strings.ReplaceAll(oldText, "\n", "\r\n")
+		newText = strings.ReplaceAll(newText, "\n", "\r\n")
+	}
+	switch n := strings.Count(content, oldText); {
+	case n == 0:
+		return errorResult("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", shown)
+	case n > 1:
+		return errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown)
+	}
+	if oldText == newText {
+		return errorResult("No changes made to %s: oldText and newText are identical.", shown)
+	}
+	at := strings.Index(content, oldText)
+	updated := content[:at] + newText + content[at+len(oldText):]
+	if err := writeFileKeepingMode(target, []byte(updated)); err != nil {
+		return errorResult("Cannot write %s: %v", shown, err)
+	}
+	line := strings.Count(content[:at], "\n") + 1
+	return Result{Text: "Successfully replaced text in " + shown + " at line " + strconv.Itoa(line) + "."}
+}

@@ -1,0 +1,188 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+type readTool struct{}
+
+// readDefinition is built once: Definition is called per validation and preview.
+var readDefinition = sync.OnceValue(readTool{}.definition)
+
+func (readTool) Definition() Definition { return readDefinition() }
+
+func (readTool) definition() Definition {
+	return Definition{
+		Name: "read",
+		Description: "Read the contents of a text file. Output is truncated to 2000 lines or 50KB " +
+			"(whichever is hit first). Use offset/limit for large files; continue with offset until complete.",
+		Source: "builtin",
+		Schema: strictSchema(
+			required("path", "string", "Path to the file to read (relative to the document's directory, or absolute)"),
+			optional("offset", "integer", "Line number to start reading from (1-indexed)").with("minimum", 1),
+			optional("limit", "integer", "Maximum number of lines to read").with("minimum", 1),
+		),
+	}
+}
+
+func (readTool) Run(ctx context.Context, call Call, env Env) Result {
+	shown, _ := stringArg(call.Input, "path")
+	if shown == "" {
+		return errorResult("No path provided")
+	}
+	abs := resolvePath(env, shown)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult("File not found: %s", shown)
+	case errors.Is(err, fs.ErrPermission):
+		return errorResult("Permission denied: %s", shown)
+	case err != nil:
+		return errorResult("Cannot read %s: %v", shown, err)
+	case fi.IsDir():
+		return errorResult("%s is a directory; use ls to list it", shown)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return errorResult("Permission denied: %s", shown)
+		}
+		return errorResult("Cannot read %s: %v", shown, err)
+	}
+	defer f.Close()
+
+	br := bufio.NewReaderSize(f, 32*1024)
+	sniff, _ := br.Peek(8192)
+	if looksBinary(sniff) {
+		return binaryFileResult(shown, fi.Size(), sniff)
+	}
+
+	offset, _ := intArg(call.Input, "offset")
+	offset = max(offset, 1)
+	userLimit, hasLimit := intArg(call.Input, "limit")
+	limits := env.Limits.orDefault()
+	return readLines(ctx, br, shown, abs, offset, userLimit, hasLimit && userLimit > 0, limits)
+}
+
+// readLines returns lines offset.. with head truncation, scanning the rest of
+// the file only to count lines (memory stays bounded by the limits).
+func readLines(ctx context.Context, br *bufio.Reader, shown, abs string, offset, userLimit int, hasLimit bool, limits Limits) Result {
+	var out strings.Builder
+	lineNo, taken := 0, 0
+	cutByBytes, firstLineTooLong := false, false
+	firstLineSize := 0
+	full := false // stopped taking lines; only counting now
+	for {
+		if lineNo%4096 == 0 && ctx.Err() != nil {
+			return errorResult("Reading %s was interrupted", shown)
+		}
+		line, err := br.ReadSlice('\n')
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it without keeping more than we can show.
+			line = append([]byte(nil), line...)
+			size := len(line)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				var more []byte
+				more, err = br.ReadSlice('\n')
+				size += len(more)
+				if len(line) < limits.MaxBytes+1 {
+					line = append(line, more[:min(len(more), limits.MaxBytes+1-len(line))]...)
+				}
+			}
+			if lineNo+1 == offset {
+				firstLineSize = size
+			}
+		} else if lineNo+1 == offset {
+			firstLineSize = len(line)
+		}
+		lineNo++
+		if !full && lineNo >= offset {
+			switch {
+			case hasLimit && taken >= userLimit, taken >= limits.MaxLines:
+				full = true
+			case out.Len()+len(line) > limits.MaxBytes:
+				full, cutByBytes = true, true
+				if taken == 0 {
+					firstLineTooLong = true
+				}
+			default:
+				out.Write(line)
+				taken++
+			}
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			if err != io.EOF {
+				return errorResult("Cannot read %s: %v", shown, err)
+			}
+			break
+		}
+	}
+	total := lineNo
+	if total == 0 && offset == 1 {
+		return Result{Text: "(empty file)"}
+	}
+	if offset > total {
+		return errorResult("Offset %d is beyond end of file (%d lines total)", offset, total)
+	}
+	if firstLineTooLong {
+		return errorResult("[Line %d is %s, exceeds the %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
+			offset, formatSize(int64(firstLineSize)), formatSize(int64(limits.MaxBytes)), offset, shellQuote(shown), limits.MaxBytes)
+	}
+	text := documentText(strings.TrimSuffix(out.String(), "\n"))
+	end := offset + taken - 1
+	if end < total {
+		note := fmt.Sprintf("[Showing lines %d-%d of %d. Use offset=%d to continue.]", offset, end, total, end+1)
+		if cutByBytes {
+			note = fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). Use offset=%d to continue.]", offset, end, total, formatSize(int64(limits.MaxBytes)), end+1)
+		}
+		// The file itself is the full output.
+		return Result{Text: text + "\n\n" + note, Truncated: true, FullOutputPath: abs}
+	}
+	return Result{Text: text}
+}
+
+// looksBinary: a NUL byte or invalid UTF-8 in the first block, as git and grep decide.
+func looksBinary(sniff []byte) bool {
+	if bytes.IndexByte(sniff, 0) >= 0 {
+		return true
+	}
+	// Ignore a rune cut at the end of the block.
+	for i := 0; i < utf8.UTFMax && len(sniff) > 0 && !utf8.Valid(sniff); i++ {
+		sniff = sniff[:len(sniff)-1]
+	}
+	return !utf8.Valid(sniff)
+}
+
+// binaryFileResult refers to the file instead of dumping it; `@./path` is
+// Flemma's file reference, which attaches the file when the chat is sent.
+func binaryFileResult(shown string, size int64, sniff []byte) Result {
+	ref := shown
+	if !filepath.IsAbs(ref) && !strings.HasPrefix(ref, "./") && !strings.HasPrefix(ref, "../") && !strings.HasPrefix(ref, "~/") {
+		ref = "./" + ref
+	}
+	mime := http.DetectContentType(sniff)
+	return Result{Text: fmt.Sprintf("[Binary file %s (%s, %s) not shown. Reference it as @%s to attach it.]", shown, formatSize(size), mime, ref)}
+}
+
+// shellQuote quotes s for a bash command line shown to the model.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
