@@ -1,0 +1,115 @@
+// Command chatls is the chatls language server and its command-line tools
+// (SPEC §6). With no subcommand it serves LSP on stdin/stdout.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/chatls/chatls/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "parse":
+			return runParse(args[1:], stdout, stderr)
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
+		case "policy":
+			return runPolicy(args[1:], stdout, stderr)
+		case "tools":
+			return runTools(args[1:], stdout, stderr)
+		case "demo":
+			return runDemo(args[1:], stdout, stderr)
+		case "help", "-h", "--help":
+			usage(stdout)
+			return 0
+		}
+	}
+	fs := flag.NewFlagSet("chatls", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Bool("stdio", true, "serve LSP on stdin/stdout (the default; accepted and ignored)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	configPath := fs.String("config", "", "user config file (default $XDG_CONFIG_HOME/chatls/config.toml)")
+	fs.Usage = func() { usage(stderr) }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "chatls", version)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chatls: unknown command %q (run chatls help)\n", fs.Arg(0))
+		return 2
+	}
+	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "chatls:", err)
+		return 2
+	}
+	defer closeLog()
+	srv := server.New(server.Options{
+		Logger:         logger,
+		Version:        version,
+		UserConfigPath: *configPath,
+	})
+	return srv.Serve(stdioPipe{stdin, stdout})
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `chatls — LLM tool calls under human control, in any editor.
+
+usage:
+  chatls [--stdio] [--log-file F] [--log-level L] [--config F]   serve LSP on stdio
+  chatls --version
+  chatls demo                              play the whole approval cycle on a sample
+  chatls check FILE...                     diagnostics as file:line:col: severity: message
+  chatls parse --json FILE                 the parsed document as JSON
+  chatls policy check TOOL 'JSON' [--file DOC.chat]   the policy decision and its trace
+  chatls tools [--json]                    the tools chatls can run
+`)
+}
+
+// newLogger logs to stderr or a file, never to stdout (stdout is the LSP stream).
+func newLogger(file, level string, stderr io.Writer) (*zap.Logger, func(), error) {
+	var lvl zapcore.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	out := zapcore.AddSync(stderr)
+	closeFn := func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		out = zapcore.AddSync(f)
+		closeFn = func() { _ = f.Close() }
+	}
+	enc := zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig())
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(out), lvl)), closeFn, nil
+}
+
+// stdioPipe joins stdin and stdout into the server's stream.
+type stdioPipe struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdioPipe) Close() error { return nil }

@@ -1,0 +1,233 @@
+// Package e2e drives the real chatls binary over stdio pipes with a scripted
+// editor (internal/lspclient) that applies edits and enforces versions.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// binary is the chatls executable built once for all tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chatls-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "chatls")
+	build := exec.Command("go", "build", "-o", binary, "../cmd/chatls")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building chatls:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// session is one server process with its own workspace, state and config.
+type session struct {
+	t     *testing.T
+	c     *lspclient.Client
+	ws    string // workspace root
+	state string // XDG_STATE_HOME
+	cfg   string // XDG_CONFIG_HOME
+	ctx   context.Context
+}
+
+type sessionOptions struct {
+	lspclient.Options
+	// state reuses a state directory (restart tests).
+	state string
+	ws    string
+}
+
+func start(t *testing.T, o sessionOptions) *session {
+	t.Helper()
+	base := t.TempDir()
+	s := &session{t: t, ws: o.ws, state: o.state, cfg: filepath.Join(base, "config")}
+	if s.ws == "" {
+		s.ws = filepath.Join(base, "ws")
+		if err := os.MkdirAll(s.ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.state == "" {
+		s.state = filepath.Join(base, "state")
+	}
+	o.RootDir = s.ws
+	env := append(os.Environ(), "XDG_STATE_HOME="+s.state, "XDG_CONFIG_HOME="+s.cfg, "TMPDIR="+filepath.Join(base))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	s.ctx = ctx
+	c, err := lspclient.Start(ctx, binary, []string{"--log-level", "debug"}, env, o.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.c = c
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.Shutdown(sctx)
+		if t.Failed() {
+			t.Logf("server stderr (tail):\n%s", c.Stderr())
+		}
+	})
+	if _, err := c.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// corpus reads a document from the shared corpus copy in chatdoc/testdata.
+func corpus(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "chatdoc", "testdata", "corpus", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// open writes text to name in the workspace and opens it.
+func (s *session) open(name, text string) string {
+	s.t.Helper()
+	path := filepath.Join(s.ws, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	uri := lspclient.PathURI(path)
+	if err := s.c.Open(s.ctx, uri, text); err != nil {
+		s.t.Fatal(err)
+	}
+	return uri
+}
+
+func (s *session) command(name string, args map[string]any) (map[string]any, error) {
+	var out map[string]any
+	err := s.c.Call(s.ctx, "workspace/executeCommand", map[string]any{"command": name, "arguments": []any{args}}, &out)
+	return out, err
+}
+
+func (s *session) advance(uri string) map[string]any {
+	s.t.Helper()
+	r, err := s.command("chatls.advance", map[string]any{"uri": uri})
+	if err != nil {
+		s.t.Fatalf("chatls.advance: %v", err)
+	}
+	return r
+}
+
+// waitText waits until the document contains every substring.
+func (s *session) waitText(uri string, subs ...string) {
+	s.t.Helper()
+	err := s.c.WaitFor(20*time.Second, fmt.Sprintf("%q in the document", subs), func(st *lspclient.State) bool {
+		text := st.Text(uri)
+		for _, sub := range subs {
+			if !strings.Contains(text, sub) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		s.t.Fatalf("%v\n--- document:\n%s", err, s.c.Doc(uri).Text)
+	}
+}
+
+// waitDiagnostic waits until a diagnostic with the message substring is published.
+func (s *session) waitDiagnostic(uri, sub string) lspclient.Diagnostic {
+	s.t.Helper()
+	var found lspclient.Diagnostic
+	err := s.c.WaitFor(10*time.Second, "diagnostic "+sub, func(st *lspclient.State) bool {
+		for _, d := range st.Diagnostics(uri) {
+			if strings.Contains(d.Message, sub) {
+				found = d
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		s.t.Fatalf("%v; have %+v", err, s.c.Diagnostics(uri))
+	}
+	return found
+}
+
+// settle waits until the server answered a request sent after everything
+// before it: the ordered dispatcher has then applied all earlier changes.
+func (s *session) settle(uri string) {
+	s.t.Helper()
+	var out any
+	if err := s.c.Call(s.ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &out); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// codeActions returns the actions at the first occurrence of sub.
+func (s *session) codeActions(uri, sub string) []codeAction {
+	s.t.Helper()
+	pos, err := s.c.PositionOf(uri, sub)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var actions []codeAction
+	if err := s.c.Call(s.ctx, "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        map[string]any{"start": pos, "end": pos},
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &actions); err != nil {
+		s.t.Fatal(err)
+	}
+	return actions
+}
+
+type codeAction struct {
+	Title string `json:"title"`
+	Edit  *struct {
+		DocumentChanges []struct {
+			TextDocument struct {
+				Version int32 `json:"version"`
+			} `json:"textDocument"`
+			Edits []lspclient.TextEdit `json:"edits"`
+		} `json:"documentChanges"`
+	} `json:"edit"`
+	Command *struct {
+		Command   string           `json:"command"`
+		Arguments []map[string]any `json:"arguments"`
+	} `json:"command"`
+}
+
+// applyAction applies the code action whose title starts with prefix, as
+// the user choosing it in the editor would.
+func (s *session) applyAction(uri, at, prefix string) {
+	s.t.Helper()
+	for _, a := range s.codeActions(uri, at) {
+		if strings.HasPrefix(a.Title, prefix) {
+			if a.Edit == nil {
+				s.t.Fatalf("action %q has no edit", a.Title)
+			}
+			if err := s.c.Change(s.ctx, uri, a.Edit.DocumentChanges[0].Edits); err != nil {
+				s.t.Fatal(err)
+			}
+			return
+		}
+	}
+	s.t.Fatalf("no code action %q at %q", prefix, at)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

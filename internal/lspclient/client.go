@@ -1,0 +1,314 @@
+// Package lspclient is a scripted editor: it speaks LSP to a chatls process
+// over pipes, keeps the documents it opened, applies the server's
+// workspace/applyEdit requests with version checks (refusing stale ones as a
+// real editor does), sends the matching didChange, and records diagnostics,
+// progress and messages. Tests and `chatls demo` wait on its events instead
+// of sleeping.
+package lspclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Options shape the client's behaviour and advertised capabilities.
+type Options struct {
+	// Encoding is the position encoding to offer ("utf-16" when empty).
+	Encoding string
+	// NoProgress hides window.workDoneProgress (like eglot 1.9).
+	NoProgress bool
+	// InitializationOptions is sent as is.
+	InitializationOptions any
+	// Configuration answers workspace/configuration for section "chatls".
+	Configuration any
+	// RootDir is the workspace folder.
+	RootDir string
+	// BeforeApply, when set, runs before an applyEdit is checked: tests use
+	// it to type concurrently so the server's edit becomes stale.
+	BeforeApply func(c *Client)
+	// NeverReplyToApplyEdit applies edits but never answers (Vim's ALE).
+	NeverReplyToApplyEdit bool
+}
+
+// Document is the client's copy of an open document.
+type Document struct {
+	URI     string
+	Text    string
+	Version int32
+}
+
+// Event is something the server did, in order.
+type Event struct {
+	Kind   string // "applyEdit", "refused", "diagnostics", "progress", "message", "refresh"
+	URI    string
+	Label  string
+	Before string // document text before an applied edit
+	After  string
+	Data   json.RawMessage
+}
+
+// Client is one connection to a server.
+type Client struct {
+	opts Options
+	conn *jsonrpc2.Conn
+	cmd  *exec.Cmd
+
+	mu          sync.Mutex
+	cond        *sync.Cond
+	docs        map[string]*Document
+	events      []Event
+	diagnostics map[string][]Diagnostic
+	progress    map[string][]string // token → kinds
+	closed      bool
+	enc         string
+}
+
+// Diagnostic as published by the server.
+type Diagnostic struct {
+	Range    Range  `json:"range"`
+	Severity int    `json:"severity"`
+	Code     string `json:"code"`
+	Source   string `json:"source"`
+	Message  string `json:"message"`
+}
+
+// Position and Range are LSP positions in the negotiated encoding.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Start launches the server binary with args and connects to it.
+func Start(ctx context.Context, binary string, args []string, env []string, opts Options) (*Client, error) {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = &logTail{}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", binary, err)
+	}
+	c := Connect(ctx, pipe{stdout, stdin}, opts)
+	c.cmd = cmd
+	return c, nil
+}
+
+// Connect speaks LSP over an existing stream (e.g. net.Pipe to an in-process server).
+func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Client {
+	c := &Client{opts: opts, docs: map[string]*Document{}, diagnostics: map[string][]Diagnostic{}, progress: map[string][]string{}}
+	c.cond = sync.NewCond(&c.mu)
+	stream := jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{})
+	c.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.AsyncHandler(handler{c}))
+	go func() {
+		<-c.conn.DisconnectNotify()
+		c.mu.Lock()
+		c.closed = true
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	}()
+	return c
+}
+
+// Process is the server process, when started by Start.
+func (c *Client) Process() *exec.Cmd { return c.cmd }
+
+// Stderr is what the server wrote to stderr so far (bounded).
+func (c *Client) Stderr() string {
+	if c.cmd == nil {
+		return ""
+	}
+	return c.cmd.Stderr.(*logTail).String()
+}
+
+// Initialize runs initialize + initialized and returns the server's result.
+func (c *Client) Initialize(ctx context.Context) (map[string]any, error) {
+	enc := c.opts.Encoding
+	if enc == "" {
+		enc = "utf-16"
+	}
+	caps := map[string]any{
+		"general": map[string]any{"positionEncodings": []string{enc}},
+		"workspace": map[string]any{
+			"applyEdit":     true,
+			"configuration": c.opts.Configuration != nil,
+			"workspaceEdit": map[string]any{"documentChanges": true},
+			"inlayHint":     map[string]any{"refreshSupport": true},
+		},
+		"window": map[string]any{"workDoneProgress": !c.opts.NoProgress},
+	}
+	params := map[string]any{
+		"processId":             nil,
+		"capabilities":          caps,
+		"initializationOptions": c.opts.InitializationOptions,
+		"clientInfo":            map[string]any{"name": "chatls-lspclient"},
+	}
+	if c.opts.RootDir != "" {
+		params["workspaceFolders"] = []any{map[string]any{"uri": PathURI(c.opts.RootDir), "name": "root"}}
+		params["rootUri"] = PathURI(c.opts.RootDir)
+	}
+	var result map[string]any
+	if err := c.conn.Call(ctx, "initialize", params, &result); err != nil {
+		return nil, err
+	}
+	if caps, ok := result["capabilities"].(map[string]any); ok {
+		if e, ok := caps["positionEncoding"].(string); ok {
+			c.mu.Lock()
+			c.enc = e
+			c.mu.Unlock()
+		}
+	}
+	return result, c.conn.Notify(ctx, "initialized", map[string]any{})
+}
+
+// Shutdown sends shutdown and exit and waits for the process to end.
+func (c *Client) Shutdown(ctx context.Context) error {
+	_ = c.conn.Call(ctx, "shutdown", nil, nil)
+	_ = c.conn.Notify(ctx, "exit", nil)
+	if c.cmd != nil {
+		done := make(chan error, 1)
+		go func() { done <- c.cmd.Wait() }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			_ = c.cmd.Process.Kill()
+			return ctx.Err()
+		}
+	}
+	return c.conn.Close()
+}
+
+// Call sends a request and decodes the result.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.conn.Call(ctx, method, params, result)
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	return c.conn.Notify(ctx, method, params)
+}
+
+// Events returns a copy of everything recorded so far.
+func (c *Client) Events() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Event(nil), c.events...)
+}
+
+// WaitFor blocks until cond (called under the client's lock with the
+// current state) is true, the server goes away, or timeout passes.
+func (c *Client) WaitFor(timeout time.Duration, what string, cond func(*State) bool) error {
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if cond(&State{c: c}) {
+			return nil
+		}
+		if c.closed {
+			return fmt.Errorf("waiting for %s: the server went away", what)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waiting for %s: timed out after %s", what, timeout)
+		}
+		c.cond.Wait()
+	}
+}
+
+// State is the view WaitFor conditions get (the lock is held).
+type State struct{ c *Client }
+
+// Text is the current text of a document.
+func (s *State) Text(uri string) string {
+	if d := s.c.docs[uri]; d != nil {
+		return d.Text
+	}
+	return ""
+}
+
+// Diagnostics are the last published diagnostics of a document.
+func (s *State) Diagnostics(uri string) []Diagnostic { return s.c.diagnostics[uri] }
+
+// Events are all events so far.
+func (s *State) Events() []Event { return s.c.events }
+
+// ProgressKinds are the $/progress kinds seen per token.
+func (s *State) ProgressKinds() map[string][]string { return s.c.progress }
+
+// Doc returns a copy of the client's document.
+func (c *Client) Doc(uri string) Document {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.docs[uri]; d != nil {
+		return *d
+	}
+	return Document{}
+}
+
+// Diagnostics returns the last published diagnostics of a document.
+func (c *Client) Diagnostics(uri string) []Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Diagnostic(nil), c.diagnostics[uri]...)
+}
+
+func (c *Client) record(e Event) {
+	c.events = append(c.events, e)
+	c.cond.Broadcast()
+}
+
+type pipe struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p pipe) Close() error {
+	_ = p.WriteCloser.Close()
+	return p.ReadCloser.Close()
+}
+
+// logTail keeps the last 64 KB of the server's stderr.
+type logTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (l *logTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if len(l.buf) > 64<<10 {
+		l.buf = l.buf[len(l.buf)-64<<10:]
+	}
+	return len(p), nil
+}
+
+func (l *logTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.buf)
+}

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/server/lspext"
+)
+
+// inlayHints shows a preview of each call inside its empty placeholder, at
+// the end of the fence opener line (SPEC §3); a running call shows its
+// elapsed time.
+func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
+	var p lspext.InlayHintParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return nil, errNotOpen()
+	}
+	doc := snap.doc
+	span := doc.Span(fromLSPRange(p.Range), snap.enc)
+	ds, _, _, _ := s.current(snap.uri)
+	maxLen := s.settings.effective().InlayHintsMaxLength
+	hints := []lspext.InlayHint{}
+	for _, m := range messagesIn(doc, span) {
+		for _, r := range m.ToolResults {
+			if !r.IsPlaceholder() || r.Fence == nil || strings.TrimSpace(r.Content) != "" {
+				continue
+			}
+			u := doc.ToolUse(r.ID)
+			if u == nil {
+				continue
+			}
+			label := s.preview(u, maxLen)
+			if ds != nil {
+				s.mu.Lock()
+				if rs := ds.running[r.ID]; rs != nil {
+					label = fmt.Sprintf("running %s · %s", time.Since(rs.started).Round(time.Second), label)
+				}
+				s.mu.Unlock()
+			}
+			pos := doc.Lines.Position(r.Fence.OpenerSpan.End, snap.enc)
+			hints = append(hints, lspext.InlayHint{
+				Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
+				Label:       label,
+				PaddingLeft: true,
+				Tooltip:     "chatls: " + string(r.Status),
+			})
+		}
+	}
+	return hints, nil
+}
+
+func fromLSPRange(r protocol.Range) chatdoc.Range {
+	return chatdoc.Range{
+		Start: chatdoc.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+		End:   chatdoc.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+	}
+}
+
+func fromLSPPosition(p protocol.Position) chatdoc.Position {
+	return chatdoc.Position{Line: int(p.Line), Character: int(p.Character)}
+}

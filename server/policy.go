@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
+)
+
+// decisionTimeout bounds one policy decision (external resolvers included).
+const decisionTimeout = 5 * time.Second
+
+// decide asks the policy about one tool use of a document. logSource, when
+// set, records the decision in the decision log under that source.
+func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse, logSource string) approval.Verdict {
+	engine, err := s.engineFor(ds, doc)
+	if err != nil {
+		s.log.Warn("policy unavailable; asking the user", zap.Error(err))
+		return approval.Verdict{Decision: approval.RequireApproval, Reason: "the policy could not be loaded: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, decisionTimeout)
+	defer cancel()
+	v := engine.Decide(ctx, approval.Call{
+		ID: u.ID, Tool: u.Name, Input: u.Input,
+		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
+	})
+	if logSource != "" && s.decisions != nil {
+		_ = s.decisions.Write(approval.LogEntry{
+			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
+			InputHash: inputHash(u), Decision: string(v.Decision), Source: logSource,
+		})
+	}
+	return v
+}
+
+// engineFor builds (or reuses) the policy engine for a document: the engine
+// depends on the settings generation and the document's frontmatter.
+func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engine, error) {
+	st := s.settings
+	fmKey := ""
+	var ops []approval.FrontmatterOp
+	if fm := doc.Frontmatter; fm != nil {
+		fmKey = fm.Language + "\x00" + fm.Code
+		for _, op := range fm.Options {
+			ops = append(ops, approval.FrontmatterOp{Path: op.Path, Op: op.Op, Values: op.Values, Line: op.Line})
+		}
+	}
+	root := s.workspaceRoot(ds.path)
+	st.mu.Lock()
+	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s", st.generation, root, ds.path, fmKey)
+	if st.engines == nil {
+		st.engines = map[string]*approval.Engine{}
+	}
+	if e := st.engines[key]; e != nil {
+		st.mu.Unlock()
+		return e, nil
+	}
+	src := approval.Sources{
+		User:          overlay(st.userLayers()...),
+		UserFile:      st.userPath,
+		Workspace:     st.workspaces[root],
+		WorkspaceFile: filepath.Join(root, config.WorkspaceFile),
+		Frontmatter:   ops,
+		DocPath:       ds.path,
+		SandboxActive: st.eff.Sandbox.Enabled && s.sandboxProblem == "",
+	}
+	st.mu.Unlock()
+	engine, err := approval.NewEngine(src, s.log)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	if len(st.engines) > 64 {
+		st.engines = map[string]*approval.Engine{}
+	}
+	st.engines[key] = engine
+	st.mu.Unlock()
+	return engine, nil
+}
+
+// onSettingsChanged applies new settings to the next decisions; nothing
+// already decided is re-categorized (SPEC §4 issue: "applies to the next decision").
+func (s *Server) onSettingsChanged() {
+	s.settings.mu.Lock()
+	s.settings.engines = nil
+	s.settings.mu.Unlock()
+	s.runner.SetMaxConcurrent(s.settings.effective().MaxConcurrent)
+	s.mu.Lock()
+	docs := make([]*docState, 0, len(s.docs))
+	for _, ds := range s.docs {
+		docs = append(docs, ds)
+	}
+	s.mu.Unlock()
+	for _, ds := range docs {
+		s.scheduleDiagnostics(ds)
+	}
+	s.refreshHints()
+}
+
+// workspaceRoot is the workspace folder holding path, else its directory.
+func (s *Server) workspaceRoot(path string) string {
+	s.mu.Lock()
+	roots := append([]string(nil), s.roots...)
+	s.mu.Unlock()
+	best := ""
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
+			if len(r) > len(best) {
+				best = r
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if path == "" {
+		if len(roots) > 0 {
+			return roots[0]
+		}
+		return "."
+	}
+	return filepath.Dir(path)
+}

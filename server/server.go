@@ -1,0 +1,145 @@
+// Package server is the chatls language server: it glues the parser
+// (chatdoc), the policy (approval) and the tool runtime (tools) to LSP over
+// JSON-RPC. Handlers are thin; state lives in immutable document snapshots.
+package server
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/custom"
+)
+
+// Options configure a Server.
+type Options struct {
+	Logger *zap.Logger
+	// Version is reported in serverInfo.
+	Version string
+	// UserConfigPath overrides $XDG_CONFIG_HOME/chatls/config.toml (--config).
+	UserConfigPath string
+	// StateDir overrides $XDG_STATE_HOME/chatls (journal, decision log).
+	StateDir string
+	// NoCustomTools skips plugins and MCP servers from the settings (tests).
+	NoCustomTools bool
+}
+
+// Server is one LSP session.
+type Server struct {
+	opts Options
+	log  *zap.Logger
+
+	// conn is set by the first Handle call: jsonrpc2 starts reading inside
+	// NewConn, before Serve could assign its result.
+	conn atomic.Pointer[jsonrpc2.Conn]
+	// baseCtx is cancelled when the connection ends; tools run under it.
+	baseCtx context.Context
+	stop    context.CancelFunc
+
+	mu           sync.Mutex
+	docs         map[string]*docState
+	initialized  bool
+	shuttingDown bool
+	enc          chatdoc.Encoding
+	encName      string
+	caps         lspext.ClientCapabilities
+	roots        []string // workspace folder paths
+	cancels      map[string]context.CancelFunc
+	settings     *settingsState
+
+	registry  *tools.Registry
+	sources   []tools.Source // plugins and MCP servers, closed on exit
+	runner    *tools.Runner
+	journal   *journal.Journal
+	decisions *approval.DecisionLog
+	// sandboxProblem is set when bubblewrap was wanted but cannot start.
+	sandboxProblem string
+	sandboxWarned  bool
+
+	// tasks counts running tool goroutines so shutdown can wait for them.
+	tasks sync.WaitGroup
+	// refreshBusy coalesces inlay-hint refresh requests.
+	refreshBusy atomic.Bool
+
+	exited chan struct{}
+	once   sync.Once
+}
+
+// New creates a server; call Serve to run it.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		baseCtx: ctx,
+		stop:    cancel,
+		docs:    map[string]*docState{},
+		enc:     chatdoc.UTF16,
+		encName: lspext.EncodingUTF16,
+		cancels: map[string]context.CancelFunc{},
+		exited:  make(chan struct{}),
+	}
+	s.settings = newSettingsState(s)
+	s.registry = tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	s.runner = tools.NewRunner(s.registry, 4)
+	return s
+}
+
+// Serve speaks LSP on rwc until the client exits or the stream ends. It
+// returns the process exit code LSP prescribes (0 after shutdown, 1 otherwise).
+func (s *Server) Serve(rwc io.ReadWriteCloser) int {
+	stream := newResilientStream(rwc, func(reason string) {
+		s.log.Warn("bad input from the client", zap.String("reason", reason))
+	})
+	conn := jsonrpc2.NewConn(s.baseCtx, stream, s)
+	s.conn.Store(conn)
+	select {
+	case <-conn.DisconnectNotify():
+	case <-s.exited:
+		_ = conn.Close()
+	}
+	s.shutdownWork()
+	s.mu.Lock()
+	clean := s.shuttingDown
+	s.mu.Unlock()
+	if clean {
+		return 0
+	}
+	return 1
+}
+
+// shutdownWork stops running tools and closes files. Safe to call twice.
+func (s *Server) shutdownWork() {
+	s.once.Do(func() {
+		s.stop()
+		// Tools die with the session; their journal entries stay unfinished so a
+		// restarted chatls reports them instead of running them again.
+		s.runner.CancelAll()
+		s.tasks.Wait()
+		if err := custom.Close(s.sources); err != nil {
+			s.log.Warn("closing tool sources", zap.Error(err))
+		}
+		s.settings.close()
+		if s.journal != nil {
+			_ = s.journal.Close()
+		}
+		if s.decisions != nil {
+			_ = s.decisions.Close()
+		}
+	})
+}
+
+// rpc is the connection to the client; nil before the first message.
+func (s *Server) rpc() *jsonrpc2.Conn { return s.conn.Load() }

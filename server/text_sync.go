@@ -1,0 +1,103 @@
+package server
+
+import (
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/server/lspext"
+)
+
+// didOpen installs the first snapshot. Opening only analyses: it edits and
+// runs nothing (SPEC §2).
+func (s *Server) didOpen(raw *json.RawMessage) {
+	var p protocol.DidOpenTextDocumentParams
+	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+		s.log.Warn("didOpen with invalid params ignored")
+		return
+	}
+	uri := string(p.TextDocument.URI)
+	snap := chatdoc.Parse(p.TextDocument.Text)
+	ds := newDocState(uri, snap, p.TextDocument.Version)
+	s.mu.Lock()
+	if old := s.docs[uri]; old != nil {
+		old.closed = true
+	}
+	s.docs[uri] = ds
+	s.mu.Unlock()
+	go s.docWorker(ds)
+	s.scheduleDiagnostics(ds)
+}
+
+// didChange is the one modification funnel for client edits: it applies the
+// content changes to the snapshot, records what the user did (approvals,
+// rejections, input edits) and wakes the cycle.
+func (s *Server) didChange(raw *json.RawMessage) {
+	var p lspext.DidChangeTextDocumentParams
+	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+		s.log.Warn("didChange with invalid params ignored")
+		return
+	}
+	uri := string(p.TextDocument.URI)
+	changes := make([]chatdoc.Change, 0, len(p.ContentChanges))
+	s.mu.Lock()
+	ds := s.docs[uri]
+	if ds == nil {
+		s.mu.Unlock()
+		s.log.Warn("didChange for a document that is not open", zap.String("uri", uri))
+		return
+	}
+	for _, c := range p.ContentChanges {
+		ch := chatdoc.Change{Text: c.Text}
+		if c.Range != nil {
+			ch.Range = &chatdoc.Range{
+				Start: chatdoc.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)},
+				End:   chatdoc.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)},
+			}
+		}
+		changes = append(changes, ch)
+	}
+	old := ds.snap
+	next := old.Apply(changes, s.enc)
+	ds.snap = next
+	ds.version = p.TextDocument.Version
+	close(ds.changed)
+	ds.changed = make(chan struct{})
+	wake := s.observeUserEdits(ds, old, next, changedSpan(old, next, changes, s.enc))
+	s.mu.Unlock()
+	s.scheduleDiagnostics(ds)
+	if wake {
+		ds.wake()
+	}
+}
+
+func (s *Server) didClose(raw *json.RawMessage) {
+	var p protocol.DidCloseTextDocumentParams
+	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+		return
+	}
+	uri := string(p.TextDocument.URI)
+	s.mu.Lock()
+	ds := s.docs[uri]
+	delete(s.docs, uri)
+	if ds != nil {
+		ds.closed = true
+		close(ds.kick)
+	}
+	s.mu.Unlock()
+	if ds != nil {
+		// Clear the editor's problems list for the closed file.
+		go s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": []any{}})
+	}
+}
+
+// wake asks the document's worker to run an autopilot step. Kicks coalesce.
+func (ds *docState) wake() {
+	defer func() { _ = recover() }() // the channel is closed when the document closes
+	select {
+	case ds.kick <- true:
+	default:
+	}
+}

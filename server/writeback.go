@@ -1,0 +1,195 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/server/lspext"
+)
+
+// Timeouts for the server's own edits. A client may refuse an edit (the user
+// typed) or never answer at all (Vim's ALE): either way the newest snapshot
+// decides whether the edit landed.
+const (
+	applyEditReplyTimeout = 5 * time.Second
+	editAttempts          = 8
+)
+
+// editBuilder computes edits against a snapshot. It must be idempotent: it
+// locates its targets by tool ID and returns nothing once the work is done,
+// so a retry never writes a result twice.
+type editBuilder func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error)
+
+// editDocument applies the builder's edits with a versioned
+// workspace/applyEdit for the version the server last saw, retrying against
+// the newest version when the client refuses (SPEC §2 "Writing back"). It
+// reports whether the edits landed.
+func (s *Server) editDocument(ds *docState, label string, build editBuilder) bool {
+	ds.writeMu.Lock()
+	defer ds.writeMu.Unlock()
+	for attempt := 0; attempt < editAttempts; attempt++ {
+		_, doc, version, changed := s.current(ds.uri)
+		if doc == nil || s.baseCtx.Err() != nil {
+			return false
+		}
+		edits, err := build(doc)
+		if err != nil {
+			s.log.Warn("cannot build an edit", zap.String("label", label), zap.Error(err))
+			return false
+		}
+		if len(edits) == 0 {
+			return attempt > 0
+		}
+		reply := s.sendApplyEdit(ds.uri, version, doc, label, edits)
+		select {
+		case res := <-reply:
+			if res.err != nil || !res.Applied {
+				// Refused or failed: wait for the user's newer version, then rebuild.
+				s.log.Debug("edit refused; retrying on the newest version", zap.String("label", label), zap.String("reason", res.FailureReason), zap.Error(res.err))
+				s.awaitChange(changed, time.Second)
+				continue
+			}
+			// Applied: the client's didChange carries it; wait for it so the
+			// next edit is built on the new version.
+			if !s.awaitChange(changed, applyEditReplyTimeout) {
+				s.log.Warn("the client applied an edit but sent no didChange", zap.String("label", label))
+				return true
+			}
+		case <-changed:
+			// The document changed before any reply (a client like ALE that
+			// applies edits without answering): the loop checks whether ours landed.
+			continue
+		case <-time.After(applyEditReplyTimeout):
+			s.log.Warn("no reply to workspace/applyEdit", zap.String("label", label))
+		case <-s.baseCtx.Done():
+			return false
+		}
+	}
+	_, doc, _, _ := s.current(ds.uri)
+	if doc != nil {
+		if edits, _ := build(doc); len(edits) == 0 {
+			return true
+		}
+	}
+	s.log.Error("giving up on an edit after retries", zap.String("label", label))
+	return false
+}
+
+func (s *Server) awaitChange(changed chan struct{}, timeout time.Duration) bool {
+	select {
+	case <-changed:
+		return true
+	case <-time.After(timeout):
+		return false
+	case <-s.baseCtx.Done():
+		return false
+	}
+}
+
+type applyReply struct {
+	lspext.ApplyWorkspaceEditResult
+	err error
+}
+
+// sendApplyEdit sends workspace/applyEdit without waiting for the reply.
+func (s *Server) sendApplyEdit(uri string, version int32, doc *chatdoc.Document, label string, edits []chatdoc.TextEdit) <-chan applyReply {
+	out := make(chan applyReply, 1)
+	params := map[string]any{
+		"label": label,
+		"edit":  s.workspaceEdit(uri, version, doc, edits),
+	}
+	go func() {
+		var res lspext.ApplyWorkspaceEditResult
+		ctx, cancel := context.WithTimeout(s.baseCtx, applyEditReplyTimeout)
+		defer cancel()
+		err := s.rpc().Call(ctx, "workspace/applyEdit", params, &res)
+		out <- applyReply{ApplyWorkspaceEditResult: res, err: err}
+	}()
+	return out
+}
+
+// workspaceEdit is a versioned TextDocumentEdit (or plain changes for clients
+// without documentChanges support).
+func (s *Server) workspaceEdit(uri string, version int32, doc *chatdoc.Document, edits []chatdoc.TextEdit) map[string]any {
+	lspEdits := s.lspEdits(doc, edits)
+	s.mu.Lock()
+	documentChanges := s.caps.Workspace != nil && s.caps.Workspace.WorkspaceEdit != nil && s.caps.Workspace.WorkspaceEdit.DocumentChanges
+	s.mu.Unlock()
+	if !documentChanges {
+		return map[string]any{"changes": map[string]any{uri: lspEdits}}
+	}
+	return map[string]any{"documentChanges": []any{map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": version},
+		"edits":        lspEdits,
+	}}}
+}
+
+// lspEdit is a TextEdit on the wire.
+type lspEdit struct {
+	Range   lspRange `json:"range"`
+	NewText string   `json:"newText"`
+}
+
+type lspRange struct {
+	Start lspPosition `json:"start"`
+	End   lspPosition `json:"end"`
+}
+
+type lspPosition struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+func (s *Server) lspEdits(doc *chatdoc.Document, edits []chatdoc.TextEdit) []lspEdit {
+	out := make([]lspEdit, 0, len(edits))
+	for _, e := range edits {
+		out = append(out, lspEdit{Range: toLSPRange(doc.Range(e.Span, s.encoding())), NewText: e.NewText})
+	}
+	return out
+}
+
+func toLSPRange(r chatdoc.Range) lspRange {
+	return lspRange{
+		Start: lspPosition{Line: r.Start.Line, Character: r.Start.Character},
+		End:   lspPosition{Line: r.End.Line, Character: r.End.Character},
+	}
+}
+
+func (s *Server) encoding() chatdoc.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// notify sends a notification to the client, logging failures.
+func (s *Server) notify(method string, params any) {
+	conn := s.rpc()
+	if conn == nil {
+		return
+	}
+	if err := conn.Notify(s.baseCtx, method, params); err != nil {
+		s.log.Debug("notify failed", zap.String("method", method), zap.Error(err))
+	}
+}
+
+// call sends a request to the client and waits at most timeout for the reply.
+func (s *Server) call(method string, params, result any, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(s.baseCtx, timeout)
+	defer cancel()
+	var raw json.RawMessage
+	conn := s.rpc()
+	if conn == nil {
+		return errString("not connected")
+	}
+	if err := conn.Call(ctx, method, params, &raw); err != nil {
+		return err
+	}
+	if result != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, result)
+	}
+	return nil
+}
