@@ -2,6 +2,10 @@ package server
 
 import "time"
 
+// clientCallTimeout bounds every request to the client: an editor that never
+// answers must not hang the server.
+const clientCallTimeout = 5 * time.Second
+
 // Message types of window/showMessage.
 const (
 	messageError   = 1
@@ -27,10 +31,10 @@ func (s *Server) refreshHints() {
 	if ws.InlayHint != nil && ws.InlayHint.RefreshSupport && s.refreshBusy.CompareAndSwap(false, true) {
 		go func() {
 			defer s.refreshBusy.Store(false)
-			_ = s.call("workspace/inlayHint/refresh", nil, nil, 2*time.Second)
+			_ = s.call("workspace/inlayHint/refresh", nil, nil, clientCallTimeout)
 		}()
 	}
 	if ws.CodeLens != nil && ws.CodeLens.RefreshSupport {
-		go func() { _ = s.call("workspace/codeLens/refresh", nil, nil, 2*time.Second) }()
+		go func() { _ = s.call("workspace/codeLens/refresh", nil, nil, clientCallTimeout) }()
 	}
 }

@@ -99,6 +99,8 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	s.refreshHints()
 	s.scheduleDiagnostics(ds)
 	progress := s.beginProgress(ds, rs, u)
+	stopTicker := s.tickWhileRunning()
+	defer stopTicker()
 
 	env := s.toolEnv(ds)
 	env.Progress = func(p tools.Progress) {
@@ -185,7 +187,7 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 		Dir:            dir,
 		WorkspaceRoot:  root,
 		Writable:       writable,
-		Sandbox:        tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && s.sandboxProblem == "", Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
+		Sandbox:        tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && s.sandboxUnavailable() == "", Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
 		TempDir:        tmp,
 		BashCwd:        eff.BashCwd,
 		DefaultTimeout: eff.DefaultTimeout,
@@ -211,4 +213,25 @@ func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, so
 // cancelTool stops a running tool (chatls.cancel, progress cancel).
 func (s *Server) cancelTool(id string) bool {
 	return s.runner.Cancel(id)
+}
+
+// tickWhileRunning refreshes inlay hints every second so a running call's
+// elapsed time stays current even when it prints nothing.
+func (s *Server) tickWhileRunning() (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				s.refreshHints()
+			case <-done:
+				return
+			case <-s.baseCtx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -51,15 +50,14 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 			info.Status = "running"
 		}
 		s.mu.Unlock()
-		if s.sandboxProblem != "" && u.Name == "bash" {
-			info.Trace += "\nsandbox: bubblewrap cannot run (" + s.sandboxProblem + "); bash calls ask for approval"
+		if problem := s.sandboxUnavailable(); problem != "" && u.Name == "bash" {
+			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); bash calls ask for approval"
 		}
 	}
 	span := u.Span
 	if r != nil && r.Span.Contains(offset) {
 		span = r.Span
 	}
-	_ = time.Now
 	return map[string]any{
 		"contents": map[string]any{"kind": "markdown", "value": surface.HoverMarkdown(info)},
 		"range":    toLSPRange(doc.Range(span, snap.enc)),

@@ -31,6 +31,15 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		ID: u.ID, Tool: u.Name, Input: u.Input,
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
+	if v.Decision == approval.Approve && u.Name == "bash" {
+		if problem := s.sandboxUnavailable(); problem != "" {
+			// Never run unsandboxed under a policy that assumed a sandbox:
+			// with bubblewrap broken, every bash call asks (SPEC §5).
+			v.Steps = append(v.Steps, approval.Step{Resolver: "sandbox", Priority: 25, Decision: approval.RequireApproval,
+				Reason: "sandbox.enabled is set but bubblewrap cannot run (" + problem + "); asking instead"})
+			v.Decision, v.Reason = approval.RequireApproval, "the sandbox is unavailable"
+		}
+	}
 	if logSource != "" && s.decisions != nil {
 		_ = s.decisions.Write(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
@@ -69,7 +78,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		WorkspaceFile: filepath.Join(root, config.WorkspaceFile),
 		Frontmatter:   ops,
 		DocPath:       ds.path,
-		SandboxActive: st.eff.Sandbox.Enabled && s.sandboxProblem == "",
+		SandboxActive: st.eff.Sandbox.Enabled && s.sandboxUnavailable() == "",
 	}
 	st.mu.Unlock()
 	engine, err := approval.NewEngine(src, s.log)
@@ -127,4 +136,12 @@ func (s *Server) workspaceRoot(path string) string {
 		return "."
 	}
 	return filepath.Dir(path)
+}
+
+// sandboxUnavailable is why bubblewrap cannot run although the sandbox is
+// enabled, or "".
+func (s *Server) sandboxUnavailable() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sandboxProblem
 }

@@ -33,7 +33,7 @@ func (s *Server) beginProgress(ds *docState, rs *runState, u *chatdoc.ToolUse) *
 		return &progressReporter{}
 	}
 	token := fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))
-	if err := s.call("window/workDoneProgress/create", map[string]any{"token": token}, nil, 2*time.Second); err != nil {
+	if err := s.call("window/workDoneProgress/create", map[string]any{"token": token}, nil, clientCallTimeout); err != nil {
 		return &progressReporter{}
 	}
 	s.mu.Lock()

@@ -63,7 +63,6 @@ type Server struct {
 	decisions *approval.DecisionLog
 	// sandboxProblem is set when bubblewrap was wanted but cannot start.
 	sandboxProblem string
-	sandboxWarned  bool
 
 	// tasks counts running tool goroutines so shutdown can wait for them.
 	tasks sync.WaitGroup

@@ -156,7 +156,7 @@ func (st *settingsState) pull() {
 	}
 	var result []json.RawMessage
 	params := map[string]any{"items": []any{map[string]any{"section": "chatls"}}}
-	if err := s.call("workspace/configuration", params, &result, 5*time.Second); err != nil {
+	if err := s.call("workspace/configuration", params, &result, clientCallTimeout); err != nil {
 		s.log.Debug("workspace/configuration failed", zap.Error(err))
 		return
 	}

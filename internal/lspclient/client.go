@@ -116,7 +116,10 @@ func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Client 
 	c := &Client{opts: opts, docs: map[string]*Document{}, diagnostics: map[string][]Diagnostic{}, progress: map[string][]string{}}
 	c.cond = sync.NewCond(&c.mu)
 	stream := jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{})
-	c.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.AsyncHandler(handler{c}))
+	// Messages are handled in order on the read loop, as an editor does: a
+	// $/progress sent before an applyEdit is recorded before it. The handler
+	// never calls the server and waits, so this cannot deadlock.
+	c.conn = jsonrpc2.NewConn(ctx, stream, handler{c})
 	go func() {
 		<-c.conn.DisconnectNotify()
 		c.mu.Lock()

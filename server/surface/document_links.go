@@ -1,0 +1,56 @@
+package surface
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// DocumentLinks turns `@./file` references into links to file:// URIs,
+// resolved against the document's directory. The link covers the path, not
+// the `@`. Without a directory (an unsaved buffer) relative paths have no
+// target and no links are returned.
+func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) []protocol.DocumentLink {
+	links := []protocol.DocumentLink{}
+	if doc == nil || docDir == "" {
+		return links
+	}
+	for _, m := range doc.Messages {
+		if m == nil {
+			continue
+		}
+		for _, ref := range m.FileRefs {
+			if ref == nil || ref.Path == "" {
+				continue
+			}
+			span := clampSpan(doc.Text, ref.Span)
+			if span.Len() > 0 && doc.Text[span.Start] == '@' {
+				span.Start++
+			}
+			links = append(links, protocol.DocumentLink{
+				Range:   lspRange(doc, span, enc),
+				Target:  protocol.DocumentURI(fileURI(docDir, ref.Path)),
+				Tooltip: "Open " + displayText(ref.Path),
+			})
+		}
+	}
+	return links
+}
+
+// fileURI builds a file:// URI by hand: go.lsp.dev/uri percent-decodes
+// wrongly (STYLE.md), and url.URL escapes spaces, '#' and '?' correctly.
+func fileURI(dir, path string) string {
+	path = strings.TrimPrefix(path, "@")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Clean(path))}
+	if !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path // Windows drive letters: file:///C:/…
+	}
+	return u.String()
+}

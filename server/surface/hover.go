@@ -1,0 +1,158 @@
+package surface
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chatls/chatls/tools"
+)
+
+// HoverInfo is everything the hover over a tool use or placeholder shows.
+// The server fills it from the registry, the policy trace and the runner.
+type HoverInfo struct {
+	Tool     tools.Definition
+	Known    bool
+	Input    map[string]any
+	RawInput string // shown when Input is nil (the JSON did not parse)
+	Decision string // one line, e.g. "require_approval — rule `bash` (user config.toml:3)"
+	Trace    string // multi-line trace text from the policy
+	Status   string
+	Started  *time.Time
+	Finished *time.Time
+	// Annotations are MCP tool hints: shown, never trusted for approval.
+	Annotations map[string]any
+}
+
+// now is the clock for "running for …"; tests replace it.
+var now = time.Now
+
+// HoverMarkdown renders the hover as Markdown: heading with name and source,
+// description, input as pretty JSON, decision and trace, status and timings,
+// annotations.
+func HoverMarkdown(h HoverInfo) string {
+	var b strings.Builder
+	name := h.Tool.Name
+	if name == "" {
+		name = "tool"
+	}
+	switch {
+	case !h.Known:
+		fmt.Fprintf(&b, "### `%s` · unknown tool\n\nNo registered tool has this name; the call cannot run.\n", displayText(name))
+	case h.Tool.Source != "":
+		fmt.Fprintf(&b, "### `%s` · %s\n", displayText(name), displayText(h.Tool.Source))
+	default:
+		fmt.Fprintf(&b, "### `%s`\n", displayText(name))
+	}
+	if desc := strings.TrimSpace(h.Tool.Description); h.Known && desc != "" {
+		b.WriteString("\n" + strings.ToValidUTF8(desc, "\uFFFD") + "\n")
+	}
+	if input := hoverInput(h); input != "" {
+		b.WriteString("\n**Input**\n\n" + codeBlock("json", input))
+	}
+	if h.Decision != "" {
+		b.WriteString("\n**Decision:** " + strings.ToValidUTF8(strings.TrimSpace(h.Decision), "\uFFFD") + "\n")
+	}
+	if trace := strings.TrimSpace(h.Trace); trace != "" {
+		b.WriteString("\n" + codeBlock("text", trace))
+	}
+	if status := statusLine(h); status != "" {
+		b.WriteString("\n**Status:** " + status + "\n")
+	}
+	if len(h.Annotations) > 0 {
+		b.WriteString("\n**Annotations** (shown, never trusted for approval): " + annotationList(h.Annotations) + "\n")
+	}
+	return b.String()
+}
+
+// hoverInput is the decoded input as indented JSON (keys sorted), else the
+// raw fence content.
+func hoverInput(h HoverInfo) string {
+	if h.Input != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if enc.Encode(h.Input) == nil {
+			return strings.TrimRight(buf.String(), "\n")
+		}
+	}
+	return strings.ToValidUTF8(strings.TrimSpace(h.RawInput), "\uFFFD")
+}
+
+// codeBlock fences content with one more backtick than its longest run, as
+// the .chat writer does, so a JSON string holding a fence cannot break out.
+func codeBlock(lang, content string) string {
+	ticks := strings.Repeat("`", max(3, longestBacktickRun(content)+1))
+	return ticks + lang + "\n" + content + "\n" + ticks + "\n"
+}
+
+func longestBacktickRun(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}
+
+// statusLine is e.g. "running for 3.2s (started 2024-05-01 10:42:01)".
+func statusLine(h HoverInfo) string {
+	status := strings.TrimSpace(h.Status)
+	var parts []string
+	switch {
+	case h.Started != nil && h.Finished != nil:
+		parts = append(parts, fmt.Sprintf("started %s, finished after %s", stamp(*h.Started), roundDuration(h.Finished.Sub(*h.Started))))
+	case h.Started != nil:
+		parts = append(parts, fmt.Sprintf("started %s, running for %s", stamp(*h.Started), roundDuration(now().Sub(*h.Started))))
+	case h.Finished != nil:
+		parts = append(parts, "finished "+stamp(*h.Finished))
+	}
+	if len(parts) == 0 {
+		return displayTextOrEmpty(status)
+	}
+	if status == "" {
+		return parts[0]
+	}
+	return displayTextOrEmpty(status) + " · " + parts[0]
+}
+
+func displayTextOrEmpty(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05") }
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	default:
+		return d.Round(100 * time.Millisecond).String()
+	}
+}
+
+// annotationList renders annotations sorted by key: `readOnlyHint`: true · …
+func annotationList(a map[string]any) string {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v, err := json.Marshal(a[k])
+		if err != nil {
+			v = []byte(fmt.Sprint(a[k]))
+		}
+		parts = append(parts, fmt.Sprintf("`%s`: %s", displayText(k), strings.ToValidUTF8(string(v), "\uFFFD")))
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,199 @@
+package surface
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// CodeUnansweredToolUse is the code of the server's hint on a tool use with
+// no result; QuickFixes offers to insert the placeholders for it.
+const CodeUnansweredToolUse = "unanswered-tool-use"
+
+// Fix is one quick fix: a title for the code action menu and the text edits
+// that make it. Preferred fixes are applied by "fix all"/auto-fix keys.
+type Fix struct {
+	Title     string
+	Edits     []chatdoc.TextEdit
+	Preferred bool
+}
+
+// QuickFixes returns the mechanical fixes for one diagnostic (from chatdoc or
+// ToolDiagnostics), or none.
+func QuickFixes(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo) []Fix {
+	fixes := []Fix{}
+	if doc == nil {
+		return fixes
+	}
+	var fix *Fix
+	switch d.Code {
+	case chatdoc.CodeInlineRoleMarker:
+		fix = splitInlineRoleMarker(doc, d)
+	case CodeUnknownTool:
+		fix = renameUnknownTool(doc, d, reg)
+	case chatdoc.CodeToolUseUnclosedFence, chatdoc.CodeResultUnclosedFence:
+		fix = closeFence(doc, d)
+	case CodeUnansweredToolUse:
+		fix = insertMissingPlaceholders(doc, d)
+	}
+	if fix != nil && len(fix.Edits) > 0 {
+		fixes = append(fixes, *fix)
+	}
+	return fixes
+}
+
+var inlineRoleMarker = regexp.MustCompile(`^@(\w+):[ \t]*`)
+
+// inlineMarkerSpan is the `@Role:` at the start of the line holding off
+// (empty if the line does not start with one). Hand-written rather than
+// inlineRoleMarker because semantic tokens call it for every message.
+func inlineMarkerSpan(text string, off int) chatdoc.Span {
+	start := lineStart(text, off)
+	i := start + 1
+	if start >= len(text) || text[start] != '@' {
+		return chatdoc.Span{}
+	}
+	for i < len(text) && isASCIIWordByte(text[i]) {
+		i++
+	}
+	if i == start+1 || i >= len(text) || text[i] != ':' {
+		return chatdoc.Span{}
+	}
+	return chatdoc.Span{Start: start, End: i + 1}
+}
+
+func isASCIIWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// splitInlineRoleMarker turns `@You: text` into `@You:` + newline + `text`,
+// replacing the spaces after the colon with the document's line ending.
+func splitInlineRoleMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
+	text := doc.Text
+	start := lineStart(text, clampSpan(text, d.Span).Start)
+	line := text[start:lineEnd(text, start)]
+	m := inlineRoleMarker.FindStringSubmatchIndex(line)
+	if m == nil || m[1] == len(line) {
+		return nil
+	}
+	colon := start + m[3] + 1
+	return &Fix{
+		Title:     fmt.Sprintf("Put `@%s:` on its own line", line[m[2]:m[3]]),
+		Edits:     []chatdoc.TextEdit{{Span: chatdoc.Span{Start: colon, End: start + m[1]}, NewText: doc.Newline}},
+		Preferred: true,
+	}
+}
+
+// renameUnknownTool replaces the tool name with the registry's suggestion.
+func renameUnknownTool(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo) *Fix {
+	use := toolUseAt(doc, d)
+	if use == nil || reg == nil {
+		return nil
+	}
+	suggestion := reg.Suggest(use.Name)
+	if suggestion == "" || suggestion == use.Name || strings.ContainsAny(suggestion, "`\r\n") {
+		return nil
+	}
+	return &Fix{
+		Title:     fmt.Sprintf("Change tool to `%s`", suggestion),
+		Edits:     []chatdoc.TextEdit{{Span: use.NameSpan, NewText: suggestion}},
+		Preferred: true,
+	}
+}
+
+// toolUseAt finds the tool use a diagnostic is about: by its name or header
+// span first (IDs may be duplicated), then by ID.
+func toolUseAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.ToolUse {
+	for _, use := range doc.ToolUses {
+		if use != nil && (use.NameSpan == d.Span || (use.Span.Start <= d.Span.Start && d.Span.End <= use.Span.End && d.Span.Start < use.HeaderSpan.End)) {
+			return use
+		}
+	}
+	for _, use := range doc.ToolUses {
+		if use != nil && d.ToolID != "" && use.ID == d.ToolID {
+			return use
+		}
+	}
+	return nil
+}
+
+// closeFence inserts a closer as long as the opener after the fence's last
+// non-blank line, stopping before a later role marker or tool header so the
+// following blocks keep their meaning.
+func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
+	f := unclosedFenceAt(doc, d)
+	if f == nil {
+		return nil
+	}
+	text := doc.Text
+	opener := clampSpan(text, f.OpenerSpan)
+	limit := clampSpan(text, f.Span).End
+	for off := nextLineStart(text, opener.End); off < limit; off = nextLineStart(text, off) {
+		line := text[off:lineEnd(text, off)]
+		if roleMarkerLine.MatchString(line) || strings.HasPrefix(line, "**Tool Use:**") || strings.HasPrefix(line, "**Tool Result:**") {
+			limit = off
+			break
+		}
+	}
+	insertAt := max(trimSpanRight(text, chatdoc.Span{Start: opener.End, End: limit}).End, opener.End)
+	ticks := strings.Repeat("`", max(f.Ticks, 3))
+	return &Fix{
+		Title:     "Close the code fence",
+		Edits:     []chatdoc.TextEdit{{Span: chatdoc.Span{Start: insertAt, End: insertAt}, NewText: doc.Newline + ticks}},
+		Preferred: true,
+	}
+}
+
+var roleMarkerLine = regexp.MustCompile(`^@\w+:\s*$`)
+
+// unclosedFenceAt finds the unclosed fence whose opener the diagnostic marks
+// (or that contains it).
+func unclosedFenceAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.Fence {
+	var best *chatdoc.Fence
+	for _, f := range allFences(doc) {
+		if f.Closed {
+			continue
+		}
+		if f.OpenerSpan.Start <= d.Span.Start && d.Span.Start <= f.Span.End {
+			if best == nil || f.OpenerSpan.Start > best.OpenerSpan.Start {
+				best = f
+			}
+		}
+	}
+	return best
+}
+
+// allFences lists every fence of the messages in document order. The parser
+// files tool-use and result fences in Message.Fences too; the extra loops
+// only guard against a snapshot that does not.
+func allFences(doc *chatdoc.Document) []*chatdoc.Fence {
+	var fences []*chatdoc.Fence
+	seen := map[*chatdoc.Fence]bool{nil: true}
+	add := func(f *chatdoc.Fence) {
+		if !seen[f] {
+			seen[f] = true
+			fences = append(fences, f)
+		}
+	}
+	for _, m := range doc.Messages {
+		if m == nil {
+			continue
+		}
+		for _, f := range m.Fences {
+			add(f)
+		}
+		for _, u := range m.ToolUses {
+			if u != nil {
+				add(u.Fence)
+			}
+		}
+		for _, r := range m.ToolResults {
+			if r != nil {
+				add(r.Fence)
+			}
+		}
+	}
+	return fences
+}

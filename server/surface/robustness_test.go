@@ -1,0 +1,153 @@
+package surface
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// garbageDocuments returns hostile texts: corpus documents cut, spliced and
+// sprinkled with fence, marker and header fragments, invalid UTF-8 and CRs.
+func garbageDocuments(t testing.TB, n int) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.chat"))
+	var seeds []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, string(b))
+	}
+	fragments := []string{"```", "````json\n", "\n```\n", "@You:", "@You: x", "\n@Assistant:\n", "**Tool Use:** `", "**Tool Use:** `a:b` (`x`)\n",
+		"**Tool Result:** `x` (", "status=", "flemma:tool status=pending", "<thinking>", "</thinking>", "<thinking x/>", "@./", "\r", "\r\n",
+		"\xff", "\xe2\x82", "😀", "{", "}", "\"", "\\", "\x00", "<!-- flemma:aborted: x -->", "\n"}
+	rng := rand.New(rand.NewSource(42))
+	docs := []string{"", "\n", "\r\n", "@", "```", "```lua\n", "@You:", "\xff\xfe", strings.Repeat("`", 1000), strings.Repeat("@You:\n", 500)}
+	for len(docs) < n {
+		s := seeds[rng.Intn(len(seeds))]
+		for k := rng.Intn(6); k >= 0; k-- {
+			i, j := rng.Intn(len(s)+1), rng.Intn(len(s)+1)
+			if i > j {
+				i, j = j, i
+			}
+			switch rng.Intn(4) {
+			case 0:
+				s = s[:i] + s[j:]
+			case 1:
+				s = s[:i] + fragments[rng.Intn(len(fragments))] + s[i:]
+			case 2:
+				other := seeds[rng.Intn(len(seeds))]
+				s = s[:i] + other[min(i, len(other)):]
+			default:
+				s = s[:i] + string(rune(rng.Intn(0x20000))) + s[j:]
+			}
+		}
+		docs = append(docs, s)
+	}
+	return docs
+}
+
+func TestNoPanicOnGarbage(t *testing.T) {
+	reg := newFakeRegistry()
+	n := 400
+	if testing.Short() {
+		n = 50
+	}
+	for i, text := range garbageDocuments(t, n) {
+		doc := chatdoc.Parse(text)
+		for _, enc := range []chatdoc.Encoding{chatdoc.UTF16, chatdoc.UTF8, chatdoc.UTF32} {
+			checkEverything(t, i, doc, enc, reg)
+		}
+	}
+}
+
+// FuzzSurface runs every function on fuzzed documents:
+// go test ./server/surface -run '^$' -fuzz FuzzSurface -fuzztime 60s
+func FuzzSurface(f *testing.F) {
+	for _, text := range garbageDocuments(f, 30) {
+		f.Add(text)
+	}
+	reg := newFakeRegistry()
+	f.Fuzz(func(t *testing.T, text string) {
+		doc := chatdoc.Parse(text)
+		checkEverything(t, 0, doc, chatdoc.UTF16, reg)
+	})
+}
+
+func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Encoding, reg ToolInfo) {
+	t.Helper()
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics...), ToolDiagnostics(doc, reg)...)
+	diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: "x"})
+	for _, u := range doc.ToolUses {
+		diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: u.ID, Span: u.HeaderSpan})
+	}
+	for _, d := range diags {
+		for _, fix := range QuickFixes(doc, d, reg) {
+			applyEdits(t, doc.Text, fix.Edits)
+		}
+	}
+
+	data := SemanticTokens(doc, enc)
+	if len(data)%5 != 0 {
+		t.Fatalf("doc %d: %d token integers", i, len(data))
+	}
+	for k := 2; k < len(data); k += 5 {
+		if data[k] == 0 {
+			t.Fatalf("doc %d: empty token at %d", i, k/5)
+		}
+	}
+	SemanticTokensDelta(data, SemanticTokens(chatdoc.Parse(doc.Text+"\n@You:\n"), enc))
+
+	var walk func([]protocol.DocumentSymbol, *protocol.Range)
+	walk = func(syms []protocol.DocumentSymbol, parent *protocol.Range) {
+		for _, s := range syms {
+			if !rangeContains(s.Range, s.SelectionRange) {
+				t.Fatalf("doc %d: symbol %q selection %+v outside range %+v", i, s.Name, s.SelectionRange, s.Range)
+			}
+			if parent != nil && !rangeContains(*parent, s.Range) {
+				t.Fatalf("doc %d: child %q outside its parent", i, s.Name)
+			}
+			if strings.TrimSpace(s.Name) == "" {
+				t.Fatalf("doc %d: empty symbol name", i)
+			}
+			walk(s.Children, &s.Range)
+		}
+	}
+	walk(DocumentSymbols(doc, enc, nil), nil)
+
+	for _, f := range FoldingRanges(doc, enc) {
+		if f.EndLine <= f.StartLine {
+			t.Fatalf("doc %d: fold %+v", i, f)
+		}
+	}
+	DocumentLinks(doc, enc, "/tmp")
+
+	lines := doc.Lines.LineCount()
+	var positions []chatdoc.Position
+	for line := 0; line <= lines; line += max(1, lines/40) {
+		for _, ch := range []int{0, 1, 3, 7, 20, 1000} {
+			positions = append(positions, chatdoc.Position{Line: line, Character: ch})
+		}
+	}
+	for _, pos := range positions {
+		for _, item := range Completion(doc, enc, pos, []string{"bash", "read"}) {
+			if item.TextEdit == nil || item.TextEdit.Range.Start.Line != item.TextEdit.Range.End.Line {
+				t.Fatalf("doc %d: completion edit %+v", i, item.TextEdit)
+			}
+		}
+	}
+	for _, sr := range SelectionRanges(doc, enc, positions) {
+		for r := &sr; r.Parent != nil; r = r.Parent {
+			if !rangeContains(r.Parent.Range, r.Range) {
+				t.Fatalf("doc %d: selection parent does not contain child", i)
+			}
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package surface
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// symbolNameRunes bounds how much of a message's first line the outline shows.
+const symbolNameRunes = 60
+
+// DocumentSymbols returns the outline: the frontmatter, then each message
+// named by its role and first line, with its tool calls (name, status, ID)
+// and tool results (ID, status) as children. statusOf may give the server's
+// live status for a tool ID (e.g. "running"); nil or "" falls back to what
+// the document says.
+func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(toolID string) string) []protocol.DocumentSymbol {
+	symbols := []protocol.DocumentSymbol{}
+	if doc == nil {
+		return symbols
+	}
+	results := resultsByID(doc)
+	if fm := doc.Frontmatter; fm != nil {
+		r := lspRange(doc, trimSpanRight(doc.Text, fm.Span), enc)
+		symbols = append(symbols, protocol.DocumentSymbol{
+			Name: "frontmatter", Detail: displayText(fm.Language), Kind: protocol.SymbolKindPackage,
+			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: lineEnd(doc.Text, fm.Span.Start)}, enc),
+		})
+	}
+	for _, m := range doc.Messages {
+		if m == nil {
+			continue
+		}
+		sym := protocol.DocumentSymbol{
+			Name:           messageSymbolName(doc.Text, m),
+			Kind:           protocol.SymbolKindNamespace,
+			Range:          lspRange(doc, trimSpanRight(doc.Text, m.Span), enc),
+			SelectionRange: lspRange(doc, m.MarkerSpan, enc),
+		}
+		for _, use := range m.ToolUses {
+			if use == nil {
+				continue
+			}
+			status := ""
+			if statusOf != nil {
+				status = statusOf(use.ID)
+			}
+			if status == "" {
+				status = documentStatus(use, results[use.ID])
+			}
+			sym.Children = append(sym.Children, protocol.DocumentSymbol{
+				Name:           displayText(use.Name),
+				Detail:         displayText(status + " · " + use.ID),
+				Kind:           protocol.SymbolKindFunction,
+				Range:          lspRange(doc, trimSpanRight(doc.Text, use.Span), enc),
+				SelectionRange: lspRange(doc, use.NameSpan, enc),
+			})
+		}
+		for _, res := range m.ToolResults {
+			if res == nil {
+				continue
+			}
+			sym.Children = append(sym.Children, protocol.DocumentSymbol{
+				Name:           displayText("result " + res.ID),
+				Detail:         resultStatus(res),
+				Kind:           protocol.SymbolKindEvent,
+				Range:          lspRange(doc, trimSpanRight(doc.Text, res.Span), enc),
+				SelectionRange: lspRange(doc, res.IDSpan, enc),
+			})
+		}
+		symbols = append(symbols, sym)
+	}
+	return symbols
+}
+
+// resultsByID maps IDs to their first result; later duplicates are a
+// diagnostic elsewhere.
+func resultsByID(doc *chatdoc.Document) map[string]*chatdoc.ToolResult {
+	byID := make(map[string]*chatdoc.ToolResult, len(doc.ToolResults))
+	for _, r := range doc.ToolResults {
+		if r != nil && byID[r.ID] == nil {
+			byID[r.ID] = r
+		}
+	}
+	return byID
+}
+
+// documentStatus is a tool use's state as far as the text tells.
+func documentStatus(use *chatdoc.ToolUse, res *chatdoc.ToolResult) string {
+	switch {
+	case res != nil:
+		return resultStatus(res)
+	case !use.Valid():
+		return "invalid input"
+	default:
+		return "unanswered"
+	}
+}
+
+func resultStatus(res *chatdoc.ToolResult) string {
+	if res.Status == chatdoc.StatusDone {
+		return "done"
+	}
+	return string(res.Status)
+}
+
+// messageSymbolName is "Role: first line…", the role alone for an empty message.
+func messageSymbolName(text string, m *chatdoc.Message) string {
+	name := m.Role
+	if name == "" {
+		name = "message"
+	}
+	span := clampSpan(text, m.Span)
+	marker := clampSpan(text, m.MarkerSpan)
+	if inline := inlineMarkerSpan(text, marker.Start); inline.Len() > 0 {
+		if rest := strings.TrimSpace(text[inline.End:max(marker.End, inline.End)]); rest != "" {
+			return displayText(name + ": " + truncateRunes(rest, symbolNameRunes)) // pre-0.6 `@You: text`
+		}
+	}
+	for off := nextLineStart(text, clampSpan(text, m.MarkerSpan).End); off < span.End; off = nextLineStart(text, off) {
+		line := strings.TrimSpace(text[off:min(lineEnd(text, off), span.End)])
+		if line != "" {
+			return displayText(name + ": " + truncateRunes(line, symbolNameRunes))
+		}
+		if nextLineStart(text, off) == off {
+			break
+		}
+	}
+	return displayText(name)
+}
+
+// truncateRunes cuts s to n runes, marking the cut with "…".
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) && count < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s[:i] + "…"
+}
+
+// displayText makes any document text safe to show: valid UTF-8, never
+// empty (clients reject empty symbol names).
+func displayText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.TrimSpace(s) == "" {
+		return "?"
+	}
+	return s
+}

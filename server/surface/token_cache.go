@@ -1,0 +1,143 @@
+package surface
+
+import (
+	"sync"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// TokenCache makes semantic tokens cheap on a document that is being edited:
+// tokens are encoded per message relative to the message's first line, and a
+// message whose text is unchanged since the previous call reuses its tokens.
+// Keep one cache per open document; it is safe for concurrent use. Each call
+// returns a fresh slice, so earlier results stay valid for deltas.
+type TokenCache struct {
+	mu       sync.Mutex
+	enc      chatdoc.Encoding
+	messages []*chatdoc.Message
+	texts    []string
+	encoded  []*encodedMessage
+	size     int // integers in the last result, to size the next one
+}
+
+// encodedMessage is one message's tokens; the first token's line is relative
+// to the message's first line, lastLine likewise.
+type encodedMessage struct {
+	data               []uint32
+	lastLine, lastChar int
+}
+
+// NewTokenCache returns an empty cache.
+func NewTokenCache() *TokenCache { return &TokenCache{} }
+
+// Tokens is SemanticTokens through the cache. A nil cache computes
+// everything and remembers nothing.
+func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint32 {
+	if doc == nil {
+		return []uint32{}
+	}
+	var reuse func(i int) *encodedMessage
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		reuse = c.matcher(doc, enc)
+	}
+	var texts []string
+	var encoded []*encodedMessage
+	size := len(doc.Text) / 16 // a guess for the first call: about one token per 80 bytes
+	if c != nil {
+		texts = make([]string, len(doc.Messages))
+		encoded = make([]*encodedMessage, len(doc.Messages))
+		size = c.size
+	}
+	var scratch tokenScratch
+	data := make([]uint32, 0, size+64)
+	data, prevLine, prevChar := encodeTokens(data, doc, enc, frontmatterTokens(doc), 0, 0)
+	for i, m := range doc.Messages {
+		if m == nil {
+			continue
+		}
+		var em *encodedMessage
+		if reuse != nil {
+			em = reuse(i)
+		}
+		if em == nil && c == nil {
+			// Nothing to remember: encode straight into the result.
+			data, prevLine, prevChar = encodeTokens(data, doc, enc, messageTokens(doc.Text, m, &scratch), prevLine, prevChar)
+			continue
+		}
+		if em == nil {
+			em = encodeMessage(doc, enc, m, &scratch)
+		}
+		span := clampSpan(doc.Text, m.Span)
+		texts[i], encoded[i] = doc.Text[span.Start:span.End], em
+		if len(em.data) == 0 {
+			continue
+		}
+		base := doc.Lines.LineOf(m.Span.Start)
+		firstLine, firstChar := base+int(em.data[0]), int(em.data[1])
+		deltaLine, deltaChar := firstLine-prevLine, firstChar
+		if deltaLine == 0 {
+			deltaChar -= prevChar
+		}
+		if deltaLine < 0 || deltaChar < 0 { // cannot happen for well-formed spans; stay valid anyway
+			continue
+		}
+		data = append(data, uint32(deltaLine), uint32(deltaChar))
+		data = append(data, em.data[2:]...)
+		prevLine, prevChar = base+em.lastLine, em.lastChar
+	}
+	if c != nil {
+		c.enc, c.messages, c.texts, c.encoded, c.size = enc, doc.Messages, texts, encoded, len(data)
+	}
+	return data
+}
+
+// encodeMessage encodes one message relative to its first line.
+func encodeMessage(doc *chatdoc.Document, enc chatdoc.Encoding, m *chatdoc.Message, scratch *tokenScratch) *encodedMessage {
+	base := doc.Lines.LineOf(m.Span.Start)
+	data, last, lastChar := encodeTokens(nil, doc, enc, messageTokens(doc.Text, m, scratch), base, 0)
+	return &encodedMessage{data: data, lastLine: last - base, lastChar: lastChar}
+}
+
+// matcher pairs the new document's messages with the previous call's: a
+// common prefix (same pointer, or same text) and a common suffix (same text),
+// like SemanticTokensDelta does for the integers. Messages in between are
+// encoded again. A message's tokens depend only on its own text, since the
+// parser starts every message in the same state.
+func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) func(int) *encodedMessage {
+	if c.enc != enc || len(c.messages) == 0 {
+		return nil
+	}
+	text := doc.Text
+	same := func(i, j int) bool {
+		m := doc.Messages[i]
+		if m == nil || c.encoded[j] == nil {
+			return false
+		}
+		if m == c.messages[j] {
+			return true
+		}
+		s := clampSpan(text, m.Span)
+		return s.Len() == len(c.texts[j]) && text[s.Start:s.End] == c.texts[j]
+	}
+	n, o := len(doc.Messages), len(c.messages)
+	prefix := 0
+	for prefix < n && prefix < o && same(prefix, prefix) {
+		prefix++
+	}
+	suffix := 0
+	for suffix < n-prefix && suffix < o-prefix && same(n-1-suffix, o-1-suffix) {
+		suffix++
+	}
+	old := c.encoded
+	return func(i int) *encodedMessage {
+		switch {
+		case i < prefix:
+			return old[i]
+		case i >= n-suffix:
+			return old[i-(n-o)]
+		}
+		return nil
+	}
+}

@@ -1,0 +1,107 @@
+package surface
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/tools"
+)
+
+// Stable diagnostic codes produced by this package (docs/editor-surface.md).
+const (
+	CodeUnknownTool     = "unknown-tool"
+	CodeSchemaViolation = "schema-violation"
+)
+
+// ToolInfo is what the surface needs from the tool registry; *tools.Registry
+// satisfies it (its Lookup returns the tool, whose Definition is at hand).
+type ToolInfo interface {
+	Lookup(name string) (tools.Tool, bool)
+	Validate(name string, input map[string]any) []tools.ValidationError
+	Suggest(name string) string
+}
+
+// ToolDiagnostics reports tool uses that name no registered tool and inputs
+// that break their tool's schema. Parse errors are chatdoc's; calls whose
+// input did not parse are skipped here (they already carry a diagnostic).
+func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
+	diags := []chatdoc.Diagnostic{}
+	if doc == nil || reg == nil {
+		return diags
+	}
+	for _, use := range doc.ToolUses {
+		if use == nil || use.Name == "" {
+			continue
+		}
+		if _, known := reg.Lookup(use.Name); !known {
+			diags = append(diags, unknownToolDiagnostic(use, reg.Suggest(use.Name)))
+			continue
+		}
+		if !use.Valid() {
+			continue
+		}
+		for _, verr := range reg.Validate(use.Name, use.Input) {
+			diags = append(diags, schemaDiagnostic(doc, use, verr))
+		}
+	}
+	return diags
+}
+
+// unknownToolDiagnostic texts:
+//
+//	Unknown tool `reed`; did you mean `read`?
+//	Unknown tool `slack:channels_list`: no MCP server `slack` provides it
+//	Unknown tool `frobnicate`
+func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diagnostic {
+	msg := fmt.Sprintf("Unknown tool `%s`", use.Name)
+	switch server, _, isMCP := strings.Cut(use.Name, ":"); {
+	case suggestion != "" && suggestion != use.Name:
+		msg += fmt.Sprintf("; did you mean `%s`?", suggestion)
+	case isMCP:
+		msg += fmt.Sprintf(": no MCP server `%s` provides it", server)
+	}
+	return chatdoc.Diagnostic{
+		Span:     use.NameSpan,
+		Severity: chatdoc.SeverityWarning,
+		Code:     CodeUnknownTool,
+		Message:  msg,
+		ToolID:   use.ID,
+	}
+}
+
+// schemaDiagnostic points at the offending key inside the fence; when the
+// path is empty or names a key that is not there (a missing required
+// property), at the whole input. Text: "Invalid input for `edit`: " and the
+// validator's message, which names the field ("oldText: expected string, got
+// number").
+func schemaDiagnostic(doc *chatdoc.Document, use *chatdoc.ToolUse, verr tools.ValidationError) chatdoc.Diagnostic {
+	span := inputSpan(doc, use)
+	if len(verr.Path) > 0 && use.Fence != nil {
+		content := clampSpan(doc.Text, use.Fence.ContentSpan)
+		if start, end, ok := jsonPathSpan(doc.Text[content.Start:content.End], verr.Path); ok {
+			span = chatdoc.Span{Start: content.Start + start, End: content.Start + end}
+		}
+	}
+	msg := fmt.Sprintf("Invalid input for `%s`: %s", use.Name, verr.Message)
+	return chatdoc.Diagnostic{
+		Span:     span,
+		Severity: chatdoc.SeverityWarning,
+		Code:     CodeSchemaViolation,
+		Message:  msg,
+		ToolID:   use.ID,
+	}
+}
+
+// inputSpan is the JSON text inside the tool-use fence without surrounding
+// whitespace, or the header when there is no fence.
+func inputSpan(doc *chatdoc.Document, use *chatdoc.ToolUse) chatdoc.Span {
+	if use.Fence == nil {
+		return use.HeaderSpan
+	}
+	s := trimSpan(doc.Text, use.Fence.ContentSpan)
+	if s.Len() == 0 {
+		return use.Fence.OpenerSpan
+	}
+	return s
+}

@@ -1,0 +1,88 @@
+package surface
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/tools"
+)
+
+var _ ToolInfo = (*tools.Registry)(nil)
+
+func TestToolDiagnosticsMalformed(t *testing.T) {
+	doc := corpus(t, "08-malformed.chat")
+	var got []string
+	for _, d := range ToolDiagnostics(doc, newFakeRegistry()) {
+		got = append(got, d.Code+" "+d.ToolID+" "+strings.ReplaceAll(spanText(doc, d.Span), "\n", "⏎")+" | "+d.Message)
+	}
+	want := []string{
+		"unknown-tool toolu_unknown reed | Unknown tool `reed`; did you mean `read`?",
+		"schema-violation toolu_schema {\"path\":\"main.go\",\"oldText\":42} | Invalid input for `edit`: newText: missing required property",
+		"schema-violation toolu_schema \"oldText\" | Invalid input for `edit`: oldText: expected string, got number",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolDiagnosticsMCP(t *testing.T) {
+	doc := corpus(t, "15-mcp-and-error.chat")
+	diags := ToolDiagnostics(doc, newFakeRegistry())
+	var mcp []chatdoc.Diagnostic
+	for _, d := range diags {
+		if strings.Contains(d.Message, "slack:channels_list") {
+			mcp = append(mcp, d)
+		}
+	}
+	if len(mcp) != 1 {
+		t.Fatalf("want one diagnostic for the MCP tool, got %+v", diags)
+	}
+	d := mcp[0]
+	if d.Code != CodeUnknownTool || d.Message != "Unknown tool `slack:channels_list`: no MCP server `slack` provides it" {
+		t.Errorf("got %+v", d)
+	}
+	if spanText(doc, d.Span) != "slack:channels_list" {
+		t.Errorf("span covers %q", spanText(doc, d.Span))
+	}
+}
+
+func TestToolDiagnosticsNestedPath(t *testing.T) {
+	text := lines(
+		"@Assistant:",
+		"**Tool Use:** `deep` (`t1`)",
+		"",
+		"```json",
+		`{"opts": {"list": [1, {"bad": true}]}, "bad": 0}`,
+		"```",
+	)
+	doc := chatdoc.Parse(text)
+	reg := newFakeRegistry()
+	reg.names = append(reg.names, "deep")
+	reg.validate = func(string, map[string]any) []tools.ValidationError {
+		return []tools.ValidationError{
+			{Path: []string{"opts", "list", "1", "bad"}, Message: "opts.list.1.bad: unknown property"},
+			{Path: []string{"opts", "list", "0"}, Message: "opts.list.0: expected string, got number"},
+			{Path: []string{"nothere"}, Message: "nothere: missing required property"},
+		}
+	}
+	var got []string
+	for _, d := range ToolDiagnostics(doc, reg) {
+		got = append(got, spanText(doc, d.Span))
+	}
+	want := []string{`"bad"`, `1`, `{"opts": {"list": [1, {"bad": true}]}, "bad": 0}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spans (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolDiagnosticsNilInputs(t *testing.T) {
+	if got := ToolDiagnostics(nil, newFakeRegistry()); got == nil || len(got) != 0 {
+		t.Errorf("nil doc: %v", got)
+	}
+	if got := ToolDiagnostics(chatdoc.Parse("@Assistant:\n"), nil); got == nil || len(got) != 0 {
+		t.Errorf("nil registry: %v", got)
+	}
+}
