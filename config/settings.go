@@ -13,10 +13,24 @@ type Settings struct {
 	Trust            Trust      `json:"trust" toml:"trust"`
 	Resolvers        []Resolver `json:"resolvers,omitempty" toml:"resolvers,omitempty"`
 	InlayHints       InlayHints `json:"inlayHints" toml:"inlayHints"`
+
+	// Lines records where list entries and rule tables were written, for
+	// traces: key "tools.autoApprove=VALUE", "tools.deny=VALUE",
+	// "tools.rules=RULE", "tools.presets.NAME.approve=VALUE" → 1-based line.
+	// Only LoadFile fills it; JSON settings have no lines.
+	Lines map[string]int `json:"-" toml:"-"`
 }
 
+// Line returns where the entry VALUE of the list at key was written (0 if unknown).
+func (s Settings) Line(key, value string) int { return s.Lines[key+"="+value] }
+
 type Tools struct {
-	AutoApprove          []string             `json:"autoApprove,omitempty" toml:"autoApprove,omitempty"`
+	AutoApprove []string `json:"autoApprove,omitempty" toml:"autoApprove,omitempty"`
+	// AutoApproveAppend and AutoApproveRemove modify the inherited list instead
+	// of replacing it (Flemma's :append/:remove for TOML files). Applied after
+	// AutoApprove: set, then remove, then append.
+	AutoApproveAppend    []string             `json:"autoApproveAppend,omitempty" toml:"autoApproveAppend,omitempty"`
+	AutoApproveRemove    []string             `json:"autoApproveRemove,omitempty" toml:"autoApproveRemove,omitempty"`
 	Deny                 []string             `json:"deny,omitempty" toml:"deny,omitempty"`
 	Presets              map[string]Preset    `json:"presets,omitempty" toml:"presets,omitempty"`
 	Rules                []Rule               `json:"rules,omitempty" toml:"rules,omitempty"`

@@ -1,0 +1,75 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/config"
+)
+
+// CheckRequest is `chatls policy check TOOL 'JSON-INPUT' [--file DOC] [--config FILE]`.
+type CheckRequest struct {
+	Tool  string
+	Input string // JSON object
+	// DocPath is the .chat document (frontmatter and relative paths); optional.
+	DocPath string
+	// ConfigPath replaces the user config file; empty: config.UserConfigPath().
+	ConfigPath string
+	// WorkspaceRoot holds .chatls.toml; empty: the current directory.
+	WorkspaceRoot string
+	Frontmatter   []FrontmatterOp
+	Logger        *zap.Logger
+}
+
+// CheckCommand decides one call the way the server would, from files only.
+// Warnings (unknown keys…) come back for the caller to print.
+func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warning, error) {
+	var input map[string]any
+	if err := json.Unmarshal([]byte(req.Input), &input); err != nil || input == nil {
+		return Verdict{}, nil, fmt.Errorf("the input must be a JSON object, e.g. '{\"command\": \"go test ./...\"}'")
+	}
+	root := req.WorkspaceRoot
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return Verdict{}, nil, fmt.Errorf("find the current directory: %w", err)
+		}
+		root = wd
+	}
+	root, _ = filepath.Abs(root)
+	userFile := req.ConfigPath
+	if userFile == "" {
+		userFile = config.UserConfigPath()
+	}
+	user, warns, err := config.LoadFile(userFile)
+	if err != nil {
+		return Verdict{}, nil, err
+	}
+	wsFile := filepath.Join(root, config.WorkspaceFile)
+	ws, w2, err := config.LoadFile(wsFile)
+	if err != nil {
+		return Verdict{}, warns, err
+	}
+	warns = append(warns, w2...)
+	doc := req.DocPath
+	if doc != "" {
+		doc, _ = filepath.Abs(doc)
+	}
+	e, err := NewEngine(Sources{
+		User: user, UserFile: userFile, Workspace: ws, WorkspaceFile: wsFile,
+		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter,
+	}, req.Logger)
+	if err != nil {
+		return Verdict{}, warns, err
+	}
+	for _, w := range e.Warnings() {
+		warns = append(warns, config.Warning{Message: w})
+	}
+	v := e.Decide(ctx, Call{ID: "cli", Tool: req.Tool, Input: input, DocPath: doc, WorkspaceRoot: root})
+	return v, warns, nil
+}

@@ -1,0 +1,234 @@
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/config"
+)
+
+// Engine decides tool calls for one document's policy sources. It is
+// immutable after NewEngine and safe for concurrent use; build a new one
+// when a source changes.
+type Engine struct {
+	src     Sources
+	log     *zap.Logger
+	rules   *ruleSet
+	trusted bool
+	home    string
+	tmp     string
+	root    string // canonical workspace root from Sources
+	ext     []*externalResolver
+}
+
+// NewEngine compiles the sources. Errors name file:line and what to fix;
+// the caller should keep its previous engine when one is returned.
+func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	e := &Engine{src: src, log: logger, home: src.Home, tmp: src.TempDir}
+	if e.home == "" {
+		e.home, _ = os.UserHomeDir()
+	}
+	if e.tmp == "" {
+		e.tmp = os.Getenv("TMPDIR")
+	}
+	if e.tmp == "" {
+		e.tmp = "/tmp"
+	}
+	root := src.WorkspaceRoot
+	if root == "" && src.WorkspaceFile != "" {
+		root = filepath.Dir(src.WorkspaceFile)
+	}
+	if root == "" && src.DocPath != "" {
+		root = filepath.Dir(src.DocPath)
+	}
+	if root != "" {
+		e.root = canonicalPath(root, "/", e.home)
+	}
+	e.trusted = trustedRoot(e.root, src.User.Trust.Workspaces, e.home)
+
+	set := &ruleSet{requireApproval: true}
+	presets := builtinPresets()
+	b := &layerBuilder{set: set, presets: presets, home: e.home}
+	var errs []error
+	defaults, _, _ := b.expandAll(defaultAutoApprove, origin{layer: layerUser, file: "built-in default", trusted: true}, nil)
+	set.approve = defaults
+
+	for name, p := range src.User.Tools.Presets {
+		presets[name] = p
+	}
+	errs = append(errs, b.applySettings(src.User, origin{layer: layerUser, file: src.UserFile, trusted: true})...)
+	if e.trusted {
+		for name, p := range src.Workspace.Tools.Presets {
+			presets[name] = p
+		}
+	}
+	wsFile := src.WorkspaceFile
+	if wsFile == "" {
+		wsFile = config.WorkspaceFile
+	}
+	errs = append(errs, b.applySettings(src.Workspace, origin{layer: layerWorkspace, file: wsFile, trusted: e.trusted})...)
+	b.applyFrontmatter(src.Frontmatter, src.DocPath, e.trusted)
+	for _, r := range set.resolvers {
+		x, err := newExternalResolver(r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.ext = append(e.ext, x)
+	}
+	e.rules = set
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
+
+// Trusted reports whether the workspace (and so frontmatter) is trusted.
+func (e *Engine) Trusted() bool { return e.trusted }
+
+// Warnings are problems that did not stop the engine (bad frontmatter entries).
+func (e *Engine) Warnings() []string { return e.rules.warnings }
+
+// RequireApproval is the effective tools.requireApproval.
+func (e *Engine) RequireApproval() bool { return e.rules.requireApproval }
+
+// Decide runs the resolver chain: every resolver answers, steps are ordered
+// by priority, any deny wins, else the first non-pass, else
+// require_approval. It never panics.
+func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
+	if e == nil || e.rules == nil {
+		return Verdict{Decision: RequireApproval, Reason: "no policy is loaded",
+			Steps: []Step{{Resolver: "default", Decision: RequireApproval, Reason: "no policy is loaded (NewEngine was not used)"}}}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("policy engine panicked; asking the user", zap.Any("panic", r), zap.String("tool", call.Tool))
+			v = Verdict{Decision: RequireApproval, Reason: "the policy engine failed on this call; approve it by hand",
+				Steps: []Step{{Resolver: "default", Decision: RequireApproval, Reason: fmt.Sprint("internal error: ", r)}}}
+		}
+	}()
+	env := e.callEnv(call)
+	ev := e.evaluateRules(call, env)
+	steps := append([]Step{}, ev.steps...)
+	if !hasDeny(steps) {
+		steps = append(steps, e.runExternal(ctx, call, env)...)
+	}
+	steps = append(steps, e.guarded("sandbox", func() Step { return e.sandboxStep(call) }))
+	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep() }))
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Priority > steps[j].Priority })
+	return finalVerdict(steps)
+}
+
+// guarded runs one resolver; a panic makes it pass and is logged.
+func (e *Engine) guarded(name string, f func() Step) (s Step) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("resolver panicked; skipping it", zap.String("resolver", name), zap.Any("panic", r))
+			s = Step{Resolver: name, Decision: Pass, Reason: fmt.Sprintf("skipped: resolver failed (%v)", r)}
+		}
+	}()
+	return f()
+}
+
+func hasDeny(steps []Step) bool {
+	for _, s := range steps {
+		if s.Decision == Deny {
+			return true
+		}
+	}
+	return false
+}
+
+func finalVerdict(steps []Step) Verdict {
+	for _, s := range steps {
+		if s.Decision == Deny {
+			return Verdict{Decision: Deny, Reason: stepSummary(s), Steps: steps}
+		}
+	}
+	for _, s := range steps {
+		if s.Decision != Pass && s.Decision != "" {
+			return Verdict{Decision: s.Decision, Reason: stepSummary(s), Steps: steps}
+		}
+	}
+	steps = append(steps, Step{Resolver: "default", Priority: -1, Decision: RequireApproval, Reason: "no resolver approved this call"})
+	return Verdict{Decision: RequireApproval, Reason: "no rule approves this call", Steps: steps}
+}
+
+func stepSummary(s Step) string {
+	out := s.Resolver
+	if s.Reason != "" {
+		out += ": " + s.Reason
+	}
+	return out
+}
+
+func (e *Engine) sandboxStep(call Call) Step {
+	s := Step{Resolver: "sandbox", Priority: 25, Decision: Pass}
+	switch {
+	case call.Tool != "bash":
+		s.Reason = "only decides bash"
+	case !e.src.SandboxActive:
+		s.Reason = "the sandbox is off or bubblewrap is unavailable"
+	case !e.rules.sandboxed:
+		s.Reason = "tools.autoApproveSandboxed is off"
+	default:
+		s.Decision = Approve
+		s.Reason = "bash runs inside the bubblewrap sandbox (tools.autoApproveSandboxed)"
+	}
+	return s
+}
+
+func (e *Engine) catchAllStep() Step {
+	if e.rules.requireApproval {
+		return Step{Resolver: "catch-all", Priority: 0, Decision: Pass, Reason: "tools.requireApproval is on"}
+	}
+	return Step{Resolver: "catch-all", Priority: 0, Decision: Approve, Reason: "tools.requireApproval = false"}
+}
+
+// callEnv is the directories a call is judged against, all canonical.
+type callEnv struct {
+	root, docDir string
+	read, write  []string
+}
+
+func (e *Engine) callEnv(call Call) callEnv {
+	var env callEnv
+	docPath := call.DocPath
+	if docPath == "" {
+		docPath = e.src.DocPath
+	}
+	if call.WorkspaceRoot != "" {
+		env.root = canonicalPath(call.WorkspaceRoot, "/", e.home)
+	} else {
+		env.root = e.root
+	}
+	if docPath != "" {
+		env.docDir = canonicalPath(filepath.Dir(docPath), "/", e.home)
+	}
+	if env.root == "" {
+		env.root = env.docDir
+	}
+	if env.root == "" {
+		if wd, err := os.Getwd(); err == nil {
+			env.root = canonicalPath(wd, "/", e.home)
+		}
+	}
+	if env.docDir == "" {
+		env.docDir = env.root
+	}
+	env.read = []string{env.root, env.docDir}
+	env.write = []string{env.root, env.docDir, canonicalPath(e.tmp, "/", e.home)}
+	for _, w := range e.rules.writable {
+		env.write = append(env.write, canonicalPath(w, env.root, e.home))
+	}
+	return env
+}

@@ -1,0 +1,292 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/config"
+)
+
+func TestNewEngineErrors(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name, user, want string
+	}{
+		{"example must match", "[[tools.rules]]\nrule = \"bash(git status)\"\ndecision = \"approve\"\nmatch = [\"git status --short\"]\n",
+			`user.toml:2: rule "bash(git status)": example "git status --short" must match`},
+		{"notMatch example matches", "[tools]\n\n[[tools.rules]]\nrule = \"bash(git *)\"\ndecision = \"approve\"\nnotMatch = [\"git push\"]\n",
+			`user.toml:4: rule "bash(git *)": notMatch example "git push" matches`},
+		{"chained example is not one command", "[[tools.rules]]\nrule = \"bash(git status *)\"\ndecision = \"approve\"\nnotMatch = [\"git status && rm -rf /\"]\nmatch = [\"git status -s\"]\n", ""},
+		{"deny example", "[[tools.rules]]\nrule = \"bash(rm -rf *)\"\ndecision = \"deny\"\nmatch = [\"rm -fr x\", \"sudo rm --recursive --force y\"]\nnotMatch = [\"rm x\"]\n", ""},
+		{"path example", "[[tools.rules]]\nrule = \"write(src/**)\"\ndecision = \"approve\"\nmatch = [\"src/a/b.go\"]\nnotMatch = [\"docs/x\", \"/etc/x\"]\n", ""},
+		{"bad decision", "[[tools.rules]]\nrule = \"bash(ls)\"\ndecision = \"maybe\"\n", `user.toml:2: rule "bash(ls)": decision "maybe" must be approve, ask or deny`},
+		{"rule syntax", "[tools]\nautoApprove = [\n  \"$default\",\n  \"bash(go test *\",\n]\n", `user.toml:4: rule "bash(go test *": missing closing parenthesis`},
+		{"two commands in a rule", "[tools]\ndeny = [\"bash(ls && rm x)\"]\n", `user.toml:2: rule "bash(ls && rm x)": a bash rule names one simple command`},
+		{"unknown preset", "[tools]\nautoApprove = [\"$nope\"]\n", `user.toml:2: unknown preset "$nope"`},
+		{"bad glob", "[tools]\nautoApprove = [\"read(src/[)\"]\n", `user.toml:2: rule "read(src/[)": pattern "src/[" is not a valid glob`},
+		{"bad tool name", "[tools]\nautoApprove = [\"re ad\"]\n", `user.toml:2: rule "re ad"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewEngine(f.sources(t, tc.user, "", false, nil), nil)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFrontmatterWarnings(t *testing.T) {
+	f := newFixture(t)
+	e, err := NewEngine(f.sources(t, "", "", false, []FrontmatterOp{{Path: "tools.auto_approve", Op: "append", Values: []any{"bash("}, Line: 2}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := e.Warnings(); len(w) != 1 || !strings.Contains(w[0], "doc.chat:3") {
+		t.Errorf("warnings %v", w)
+	}
+}
+
+func TestExplainTrace(t *testing.T) {
+	f := newFixture(t)
+	fm := []FrontmatterOp{{Path: "tools.auto_approve", Op: "append", Values: []any{"bash"}, Line: 4}, {Path: "tools.auto_approve", Op: "remove", Values: []any{"write"}, Line: 5}}
+	e, err := NewEngine(f.sources(t, "", "", false, fm), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Decide(context.Background(), Call{Tool: "bash", Input: map[string]any{"command": "date"}, DocPath: f.doc})
+	out := v.Format()
+	if first, _, _ := strings.Cut(out, "\n"); first != "require_approval" {
+		t.Fatalf("first line %q", first)
+	}
+	for _, want := range []string{"frontmatter", "ignored: bash at " + f.doc + ":5 would approve `date`", "not trusted"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+	v = e.Decide(context.Background(), Call{Tool: "write", Input: map[string]any{"path": "log.txt"}, DocPath: f.doc})
+	if !strings.Contains(v.Format(), "removed write (from $default) at "+f.doc+":6") && !strings.Contains(v.Format(), "removed write at "+f.doc+":6") {
+		t.Errorf("trace should name the removal:\n%s", v.Format())
+	}
+	// Steps of the user layer carry file:line.
+	u := f.settings(t, "user.toml", "[tools]\nautoApprove = [\n \"bash(go test *)\",\n]\n")
+	e, _ = NewEngine(Sources{User: u, UserFile: "user.toml", WorkspaceRoot: f.root, DocPath: f.doc, Home: f.home, TempDir: f.tmp}, nil)
+	v = e.Decide(context.Background(), Call{Tool: "bash", Input: map[string]any{"command": "go test ./..."}, DocPath: f.doc})
+	var user Step
+	for _, s := range v.Steps {
+		if s.Resolver == "user" {
+			user = s
+		}
+	}
+	if v.Decision != Approve || user.Rule != "bash(go test *)" || user.File != "user.toml" || user.Line != 3 {
+		t.Errorf("user step %+v\n%s", user, v.Format())
+	}
+}
+
+// resolverScript writes an executable shell script into dir.
+func resolverScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExternalResolvers(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "seen.json")
+	scripts := map[string]string{
+		"ok":      resolverScript(t, dir, "ok.sh", `cat > `+seen+`; echo '{"decision":"approve","reason":"looks fine"}'`),
+		"deny":    resolverScript(t, dir, "deny.sh", `cat >/dev/null; echo '{"decision":"deny","reason":"blocked by corp"}'`),
+		"crash":   resolverScript(t, dir, "crash.sh", `echo boom >&2; exit 3`),
+		"hang":    resolverScript(t, dir, "hang.sh", `sleep 30`),
+		"garbage": resolverScript(t, dir, "garbage.sh", `cat >/dev/null; echo 'approve!!'`),
+		"unknown": resolverScript(t, dir, "unknown.sh", `cat >/dev/null; echo '{"decision":"yes"}'`),
+	}
+	for _, tc := range []struct {
+		name   string
+		want   Decision
+		reason string
+	}{
+		{"ok", Approve, "looks fine"},
+		{"deny", Deny, "blocked by corp"},
+		{"crash", RequireApproval, "skipped: exit status 3: boom"},
+		{"hang", RequireApproval, "skipped: timed out after 300ms"},
+		{"garbage", RequireApproval, "skipped: unreadable answer"},
+		{"unknown", RequireApproval, `skipped: unknown decision "yes"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			user := "[[resolvers]]\nname = \"" + tc.name + "\"\ncommand = \"" + scripts[tc.name] + "\"\ntimeoutMs = 300\n"
+			e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			v := e.Decide(context.Background(), Call{ID: "toolu_1", Tool: "calculator", Input: map[string]any{"expression": "1+1"}, DocPath: f.doc, DocURI: "file://" + f.doc})
+			if time.Since(start) > 3*time.Second {
+				t.Errorf("resolver was not stopped in time (%s)", time.Since(start))
+			}
+			if v.Decision != tc.want || !strings.Contains(v.Format(), tc.reason) {
+				t.Errorf("got %s, want %s with %q\n%s", v.Decision, tc.want, tc.reason, v.Format())
+			}
+		})
+	}
+	var req map[string]any
+	data, _ := os.ReadFile(seen)
+	if err := json.Unmarshal(data, &req); err != nil || req["tool"] != "calculator" || req["id"] != "toolu_1" || req["uri"] != "file://"+f.doc || req["cwd"] != f.root {
+		t.Errorf("resolver request %s (%v)", data, err)
+	}
+	// A resolver from an untrusted workspace is never run.
+	ws := "[[resolvers]]\nname = \"ok\"\ncommand = \"" + scripts["ok"] + "\"\n"
+	e, _ := NewEngine(f.sources(t, "", ws, false, nil), nil)
+	if v := e.Decide(context.Background(), Call{Tool: "calculator", Input: map[string]any{}}); v.Decision != RequireApproval {
+		t.Errorf("untrusted workspace resolver ran: %s", v.Format())
+	}
+}
+
+func TestDecideNeverPanics(t *testing.T) {
+	f := newFixture(t)
+	e, _ := NewEngine(f.sources(t, cfgGo, "", false, nil), nil)
+	for _, in := range []map[string]any{nil, {"command": 42}, {"path": []any{1}}, {"command": strings.Repeat("$(", 5000)}} {
+		for _, tool := range []string{"bash", "read", "write", "", "x:y"} {
+			v := e.Decide(context.Background(), Call{Tool: tool, Input: in})
+			if v.Decision == Approve || v.Decision == "" {
+				t.Errorf("%s %v: %s", tool, in, v.Decision)
+			}
+		}
+	}
+	// A zero Engine (no rules) must not panic either.
+	var zero Engine
+	if v := zero.Decide(context.Background(), Call{Tool: "bash"}); v.Decision != RequireApproval {
+		t.Errorf("zero engine: %s", v.Format())
+	}
+}
+
+func TestSuggestRule(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		tool  string
+		input map[string]any
+		want  string
+	}{
+		{"bash", map[string]any{"command": "go test ./pkg/..."}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "go test"}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "git -C x status"}, "bash(git *)"},
+		{"bash", map[string]any{"command": "cd src && npm run test -- --watch"}, "bash(npm run *)"},
+		{"bash", map[string]any{"command": "make"}, "bash(make *)"},
+		{"bash", map[string]any{"command": "ls -la src"}, "bash(ls *)"},
+		{"bash", map[string]any{"command": "/usr/bin/go test ./..."}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "rm -rf build"}, "bash(rm -rf build)"},
+		{"bash", map[string]any{"command": "echo $(date)"}, ""},
+		{"bash", map[string]any{"command": "sh -c 'ls'"}, ""},
+		{"bash", map[string]any{"command": "set -e; date"}, "bash(date *)"},
+		{"write", map[string]any{"path": "src/pkg/a.go"}, "write(src/pkg/**)"},
+		{"write", map[string]any{"path": "log.txt"}, "write(log.txt)"},
+		{"read", map[string]any{"path": "/etc/hosts"}, "read(/etc/**)"},
+		{"ls", map[string]any{"path": "src"}, "ls(src/**)"},
+		{"calculator", map[string]any{"expression": "1"}, "calculator"},
+		{"slack:channels_list", map[string]any{}, "slack:channels_list"},
+	} {
+		got := SuggestRule(Call{Tool: tc.tool, Input: tc.input, DocPath: f.doc, WorkspaceRoot: f.root})
+		if got != tc.want {
+			t.Errorf("SuggestRule(%s %v) = %q, want %q", tc.tool, tc.input, got, tc.want)
+		}
+		if got == "bash" || got == "bash(go *)" {
+			t.Errorf("too broad: %s", got)
+		}
+		// A suggested rule must parse and approve the call it came from.
+		if got == "" {
+			continue
+		}
+		if _, err := parseRule(got, f.home); err != nil {
+			t.Errorf("suggested rule %q does not parse: %v", got, err)
+		}
+	}
+}
+
+func TestSuggestedRuleApprovesItsCall(t *testing.T) {
+	f := newFixture(t)
+	for _, cmd := range []string{"go test ./pkg/...", "npm run test", "ls -la", "make lint", "rm -rf build"} {
+		call := Call{Tool: "bash", Input: map[string]any{"command": cmd}, DocPath: f.doc, WorkspaceRoot: f.root}
+		rule := SuggestRule(call)
+		e, err := NewEngine(f.sources(t, "[tools]\nautoApproveAppend = ['"+rule+"']\n", "", false, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := e.Decide(context.Background(), call); v.Decision != Approve {
+			t.Errorf("%s with %s: %s", cmd, rule, v.Format())
+		}
+	}
+}
+
+func TestDecisionLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "decisions.jsonl")
+	l, err := OpenDecisionLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			code := i
+			now := time.Now()
+			if err := l.Write(LogEntry{Document: "/d.chat", ToolID: "t", Tool: "bash", InputHash: InputHash(map[string]any{"command": "ls"}),
+				Decision: "approve", Source: "rule", Start: &now, ExitStatus: &code, Trace: []Step{{Resolver: "user", Decision: Approve}}}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	l.Close()
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"time", "document", "tool_id", "tool", "input_hash", "decision", "source", "start", "exit_status", "truncated"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("log line lacks %q: %s", k, lines[0])
+		}
+	}
+	if InputHash(map[string]any{"a": 1, "b": 2}) != InputHash(map[string]any{"b": 2, "a": 1}) {
+		t.Error("input hash depends on key order")
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	f := newFixture(t)
+	cfg := filepath.Join(f.home, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[tools]\nautoAprove = []\ndeny = [\"bash(rm *)\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, warns, err := CheckCommand(context.Background(), CheckRequest{Tool: "bash", Input: `{"command":"rm -f x"}`, ConfigPath: cfg, WorkspaceRoot: f.root, DocPath: f.doc})
+	if err != nil || v.Decision != Deny {
+		t.Fatalf("%v %s", err, v.Format())
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0].String(), `did you mean "tools.autoApprove"`) {
+		t.Errorf("warnings %v", warns)
+	}
+	if _, _, err := CheckCommand(context.Background(), CheckRequest{Tool: "bash", Input: `[1]`, ConfigPath: cfg}); err == nil {
+		t.Error("non-object input accepted")
+	}
+	_ = config.WorkspaceFile
+}

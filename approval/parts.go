@@ -1,0 +1,246 @@
+package approval
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+type partKind int
+
+const (
+	partCommand partKind = iota // one simple command of a bash call
+	partWrite                   // a file a bash command writes
+	partPath                    // read/write/edit/grep/find/ls
+	partOther                   // any other tool
+)
+
+// part is one thing a call does that rules must cover. A bash call has one
+// part per command and per written file; other calls have one part.
+type part struct {
+	kind     partKind
+	label    string
+	tool     string
+	cmd      *shellCommand
+	path     string // canonical, for partWrite and partPath
+	input    map[string]any
+	builtin  string // covered without a rule (cd inside the workspace)
+	blocked  string // can't be approved by rules: why
+	secret   string // sensitive-path token
+	denyOnly bool   // nested: only deny rules look at it
+}
+
+// parts splits a call into parts; opaque lists reasons the whole call can
+// never be auto-approved.
+func (e *Engine) parts(call Call, env callEnv) (parts []part, opaque []string) {
+	switch {
+	case call.Tool == "bash":
+		return e.bashParts(call, env)
+	case pathTools[call.Tool]:
+		p := part{kind: partPath, tool: call.Tool, input: call.Input}
+		raw, ok := call.Input["path"].(string)
+		if !ok || raw == "" {
+			if call.Tool == "grep" || call.Tool == "find" || call.Tool == "ls" {
+				raw, ok = ".", true
+			}
+		}
+		if !ok {
+			p.label = call.Tool
+			p.blocked = "the call has no path"
+			return []part{p}, nil
+		}
+		p.path = canonicalPath(raw, env.docDir, e.home)
+		p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
+		p.secret = sensitiveToken(p.path)
+		if p.secret == "" {
+			// The path as written counts too: a link named .env is still a secret's name.
+			p.secret = sensitiveToken(raw)
+		}
+		return []part{p}, nil
+	}
+	return []part{{kind: partOther, tool: call.Tool, input: call.Input, label: call.Tool}}, nil
+}
+
+func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
+	cmd, ok := call.Input["command"].(string)
+	if !ok {
+		return nil, []string{"the bash call has no command string"}
+	}
+	a := analyzeShell(cmd, env.docDir, e.home)
+	var parts []part
+	for i := range a.commands {
+		c := &a.commands[i]
+		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested}
+		if c.isCd {
+			target := ""
+			if c.cd != "" {
+				target = canonicalPath(c.cd, "/", e.home)
+			}
+			if target != "" && (within(target, env.root) || within(target, env.docDir)) {
+				p.builtin = "cd inside the workspace"
+			}
+		} else if why := harmlessBuiltin(c.words); why != "" {
+			p.builtin = why
+		}
+		parts = append(parts, p)
+	}
+	for _, w := range a.writes {
+		p := part{kind: partWrite, tool: "write", denyOnly: w.nested}
+		if w.reason != "" {
+			p.blocked = fmt.Sprintf("%s writes a file: %s", w.via, w.reason)
+			p.label = "write via " + w.via
+		} else {
+			p.path = canonicalPath(w.path, "/", e.home)
+			p.label = fmt.Sprintf("write %s (%s)", p.path, w.via)
+			p.secret = sensitiveToken(p.path)
+			if p.secret == "" {
+				p.secret = sensitiveToken(w.path)
+			}
+		}
+		parts = append(parts, p)
+	}
+	return parts, a.opaque
+}
+
+// harmlessBuiltin covers shell builtins with no effect outside the shell.
+func harmlessBuiltin(words []word) string {
+	if len(words) == 0 || words[0].dyn {
+		return ""
+	}
+	switch words[0].text {
+	case "true", "false", ":", "exit", "return", "wait", "export", "local", "declare", "typeset", "readonly":
+		return "shell builtin without side effects"
+	case "set":
+		for _, w := range words[1:] {
+			if w.dyn || !(strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+") || isShellOption(w.text)) {
+				return ""
+			}
+		}
+		return "shell option"
+	}
+	return ""
+}
+
+func isShellOption(s string) bool {
+	switch s {
+	case "pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber", "errtrace", "functrace":
+		return true
+	}
+	return false
+}
+
+func commandLabel(words []word) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = displayWord(w)
+	}
+	s := strings.Join(parts, " ")
+	if len(s) > 80 {
+		s = s[:77] + "…"
+	}
+	return "`" + s + "`"
+}
+
+// allowMatches reports whether an approve/ask entry covers the part.
+func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
+	switch p.kind {
+	case partCommand:
+		if !r.toolMatches("bash") {
+			return false
+		}
+		return r.bare || r.cmd != nil && r.cmd.allowMatch(p.cmd.words)
+	case partWrite, partPath:
+		if !r.toolMatches(p.tool) || p.path == "" {
+			return false
+		}
+		if r.bare {
+			// Presets and bare names: only inside the workspace / writable set, never secrets.
+			dirs := env.read
+			if writeTools[p.tool] {
+				dirs = env.write
+			}
+			return p.secret == "" && withinAny(p.path, dirs)
+		}
+		if r.path == nil || !r.path.match(p.path, env.root) {
+			return false
+		}
+		return p.secret == "" || r.path.names(p.secret)
+	}
+	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input))
+}
+
+// denyMatches reports whether a deny entry hits the part; maybe when it
+// could once variables are filled in.
+func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
+	switch p.kind {
+	case partCommand:
+		if !r.toolMatches("bash") {
+			return denyNo
+		}
+		if r.bare {
+			return denyYes
+		}
+		if r.cmd == nil {
+			return denyNo
+		}
+		best := denyNo
+		for _, f := range p.cmd.denyForms {
+			best = max(best, r.cmd.denyMatch(f))
+		}
+		return best
+	case partWrite:
+		if !r.toolMatches("write") && !r.toolMatches("edit") {
+			return denyNo
+		}
+		if r.bare {
+			return denyYes
+		}
+		if p.path == "" {
+			if r.path != nil {
+				return denyMaybe
+			}
+			return denyNo
+		}
+		if r.path != nil && r.path.match(p.path, env.root) {
+			return denyYes
+		}
+		return denyNo
+	case partPath:
+		if !r.toolMatches(p.tool) {
+			return denyNo
+		}
+		if r.bare || r.path != nil && p.path != "" && r.path.match(p.path, env.root) {
+			return denyYes
+		}
+		return denyNo
+	}
+	if r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input)) {
+		return denyYes
+	}
+	return denyNo
+}
+
+// matchInput matches TOOL(key=glob) or TOOL(glob) against a call's input:
+// without a key, the first string among the usual keys is used.
+func (r *rule) matchInput(input map[string]any) bool {
+	if r.key != "" {
+		s, ok := input[r.key].(string)
+		return ok && wildcard(r.glob, s)
+	}
+	for _, k := range []string{"command", "path", "url", "expression", "query", "pattern", "name"} {
+		if s, ok := input[k].(string); ok {
+			return wildcard(r.glob, s)
+		}
+	}
+	return false
+}
+
+// relToRoot shows a path relative to the workspace root when inside it.
+func relToRoot(p, root string) string {
+	if within(p, root) {
+		if rel, err := filepath.Rel(root, p); err == nil {
+			return rel
+		}
+	}
+	return p
+}

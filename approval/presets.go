@@ -1,0 +1,16 @@
+package approval
+
+import "github.com/chatls/chatls/config"
+
+// builtinPresets are SPEC §4's presets. Tool names inside presets are
+// limited by path: reads inside the workspace, writes inside the writable set.
+func builtinPresets() map[string]config.Preset {
+	return map[string]config.Preset{
+		"$readonly": {Approve: []string{"read", "grep", "find", "ls"}},
+		"$default":  {Approve: []string{"read", "write", "edit"}},
+		"$standard": {Approve: []string{"read", "write", "edit", "grep", "find", "ls"}},
+	}
+}
+
+// defaultAutoApprove applies when no layer sets tools.autoApprove.
+var defaultAutoApprove = []string{"$default"}

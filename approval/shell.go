@@ -1,0 +1,470 @@
+package approval
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellCommand is one simple command found in a bash call.
+type shellCommand struct {
+	// words is the form allow rules must match: transparent wrappers
+	// (timeout, env, xargs…) removed, privilege wrappers (sudo, doas) kept.
+	words []word
+	// denyForms are every form deny rules check: the command as written and
+	// each unwrapped layer.
+	denyForms [][]word
+	// nested commands run inside a substitution, eval or shell string: they
+	// only matter for deny rules (the call is never auto-approved anyway).
+	nested bool
+	// cd is set for cd/pushd: the directory ("" when unknown).
+	cd, cdText string
+	isCd       bool
+}
+
+// writeTarget is a file a command writes, removes or truncates.
+type writeTarget struct {
+	path   string // joined with the command's directory; "" when unknown
+	reason string // why it can't be checked (dynamic, glob, unknown cwd), "" if it can
+	via    string // "> redirect", "tee", "rm"… for traces
+	nested bool
+}
+
+// shellAnalysis is what a bash command does, as far as static analysis can tell.
+type shellAnalysis struct {
+	commands []shellCommand
+	writes   []writeTarget
+	// opaque lists why the call can't be auto-approved (substitution, eval,
+	// sh -c, variable command names, unparseable…). Deny rules still apply.
+	opaque []string
+}
+
+const (
+	maxShellInput = 1 << 20
+	maxNesting    = 6
+	maxCommands   = 2000
+)
+
+// analyzeShell parses cmd as bash and lists its commands and effects. dir is
+// where it runs (relative paths join it); home expands ~.
+func analyzeShell(cmd, dir, home string) *shellAnalysis {
+	a := &shellAnalysis{}
+	w := &shellWalker{a: a, home: home}
+	w.parse(cmd, dir, false, 0)
+	return a
+}
+
+type shellWalker struct {
+	a    *shellAnalysis
+	home string
+}
+
+// scope is the state the walker threads through a statement list.
+type scope struct {
+	cwd    string // "" when unknown (cd $X, cd -)
+	nested bool
+	depth  int
+	// stdinCode is here-doc/here-string text fed to this statement (a shell
+	// reading it runs it).
+	stdinCode []string
+}
+
+func (w *shellWalker) opaque(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, o := range w.a.opaque {
+		if o == msg {
+			return
+		}
+	}
+	w.a.opaque = append(w.a.opaque, msg)
+}
+
+func (w *shellWalker) parse(src, dir string, nested bool, depth int) {
+	if len(src) > maxShellInput {
+		w.opaque("command is too long to analyse")
+		return
+	}
+	if depth > maxNesting {
+		w.opaque("shell code nested too deeply to analyse")
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		w.opaque("the command does not parse as shell (%v)", err)
+		return
+	}
+	sc := &scope{cwd: dir, nested: nested, depth: depth}
+	w.stmts(f.Stmts, sc)
+}
+
+func (w *shellWalker) stmts(list []*syntax.Stmt, sc *scope) {
+	for _, s := range list {
+		w.stmt(s, sc)
+	}
+}
+
+func (w *shellWalker) stmt(s *syntax.Stmt, sc *scope) {
+	if len(w.a.commands) > maxCommands {
+		w.opaque("too many commands to analyse")
+		return
+	}
+	inner := *sc
+	inner.stdinCode = nil
+	for _, r := range s.Redirs {
+		w.redirect(r, &inner)
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		// Runs in a subshell: a cd inside does not carry over.
+		bg := inner
+		w.command(s.Cmd, &bg)
+		return
+	}
+	w.command(s.Cmd, &inner)
+	sc.cwd = inner.cwd
+}
+
+func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
+	if r.Word != nil {
+		w.scanWord(r.Word, sc)
+	}
+	if r.Hdoc != nil {
+		w.scanWord(r.Hdoc, sc)
+		if t := resolveWord(r.Hdoc); !t.dyn {
+			sc.stdinCode = append(sc.stdinCode, t.text)
+		} else {
+			sc.stdinCode = append(sc.stdinCode, "")
+		}
+	}
+	switch r.Op {
+	case syntax.WordHdoc:
+		if r.Word != nil {
+			t := resolveWord(r.Word)
+			sc.stdinCode = append(sc.stdinCode, t.text)
+		}
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
+		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
+		if r.Word == nil {
+			return
+		}
+		t := resolveWord(r.Word)
+		if r.Op == syntax.DplOut && !t.dyn && (t.text == "-" || isDigits(t.text)) {
+			return // 2>&1, >&-: duplicates a descriptor, writes no file
+		}
+		w.write(t, sc, r.Op.String()+" redirect")
+	}
+}
+
+// write records a write target relative to the scope's directory.
+func (w *shellWalker) write(t word, sc *scope, via string) {
+	wt := writeTarget{via: via, nested: sc.nested}
+	switch {
+	case t.dyn:
+		wt.reason = "the target is not a literal path"
+	case t.glob:
+		wt.reason = "the target is a glob pattern"
+	case harmlessDevice(t.text):
+		return
+	default:
+		p, ok := w.joinPath(sc.cwd, t.text)
+		if !ok {
+			wt.reason = "the target is relative to a directory the command changed to at run time"
+		}
+		wt.path = p
+	}
+	w.a.writes = append(w.a.writes, wt)
+}
+
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// joinPath makes p absolute against cwd, expanding ~; ok is false when cwd
+// is unknown and p is relative.
+func (w *shellWalker) joinPath(cwd, p string) (string, bool) {
+	switch {
+	case p == "~":
+		return w.home, true
+	case strings.HasPrefix(p, "~/"):
+		return path.Join(w.home, p[2:]), true
+	case path.IsAbs(p):
+		return path.Clean(p), true
+	case cwd == "":
+		return "", false
+	}
+	return path.Join(cwd, p), true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
+	start := sc.cwd
+	// conditional runs a part that may or may not run: a cd inside leaves the
+	// directory unknown afterwards.
+	conditional := func(f func(*scope)) {
+		inner := *sc
+		f(&inner)
+		if inner.cwd != start {
+			sc.cwd = ""
+		}
+	}
+	// isolated runs in a subshell: nothing carries over.
+	isolated := func(f func(*scope)) {
+		inner := *sc
+		f(&inner)
+	}
+	switch c := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		w.call(c, sc)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			isolated(func(s *scope) { w.stmt(c.X, s) })
+			isolated(func(s *scope) { w.stmt(c.Y, s) })
+		default: // && ||: the right side may not run
+			conditional(func(s *scope) {
+				w.stmt(c.X, s)
+				w.stmt(c.Y, s)
+			})
+		}
+	case *syntax.Subshell:
+		isolated(func(s *scope) { w.stmts(c.Stmts, s) })
+	case *syntax.Block:
+		w.stmts(c.Stmts, sc)
+	case *syntax.IfClause:
+		conditional(func(s *scope) {
+			for cl := c; cl != nil; cl = cl.Else {
+				w.stmts(cl.Cond, s)
+				w.stmts(cl.Then, s)
+			}
+		})
+	case *syntax.WhileClause:
+		conditional(func(s *scope) {
+			w.stmts(c.Cond, s)
+			w.stmts(c.Do, s)
+		})
+	case *syntax.ForClause:
+		conditional(func(s *scope) {
+			switch l := c.Loop.(type) {
+			case *syntax.WordIter:
+				for _, it := range l.Items {
+					w.scanWord(it, s)
+				}
+			case *syntax.CStyleLoop:
+				w.arithm(l, s)
+			}
+			w.stmts(c.Do, s)
+		})
+	case *syntax.CaseClause:
+		w.scanWord(c.Word, sc)
+		conditional(func(s *scope) {
+			for _, it := range c.Items {
+				for _, p := range it.Patterns {
+					w.scanWord(p, s)
+				}
+				w.stmts(it.Stmts, s)
+			}
+		})
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called: analyse it as if it ran.
+		conditional(func(s *scope) { w.stmt(c.Body, s) })
+	case *syntax.ArithmCmd:
+		w.arithm(c, sc)
+	case *syntax.LetClause:
+		w.arithm(c, sc)
+	case *syntax.TestClause:
+		w.test(c.X, sc)
+	case *syntax.DeclClause:
+		w.decl(c, sc)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			w.stmt(c.Stmt, sc)
+		}
+	case *syntax.CoprocClause:
+		isolated(func(s *scope) { w.stmt(c.Stmt, s) })
+	default:
+		w.opaque("unsupported shell construct %T", cmd)
+	}
+}
+
+// scanWord finds substitutions and arithmetic inside a word.
+func (w *shellWalker) scanWord(word *syntax.Word, sc *scope) {
+	if word == nil {
+		return
+	}
+	syntax.Walk(word, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.opaque("command substitution $(…) is never auto-approved")
+			w.nestedStmts(n.Stmts, sc)
+			return false
+		case *syntax.ProcSubst:
+			w.opaque("process substitution <(…) is never auto-approved")
+			w.nestedStmts(n.Stmts, sc)
+			return false
+		case *syntax.ArithmExp:
+			w.arithm(n, sc)
+			return false
+		case *syntax.ParamExp:
+			if n.Index != nil || n.Slice != nil {
+				w.arithm(n, sc)
+			}
+		}
+		return true
+	})
+}
+
+func (w *shellWalker) nestedStmts(list []*syntax.Stmt, sc *scope) {
+	inner := *sc
+	inner.nested = true
+	inner.depth++
+	if inner.depth > maxNesting {
+		w.opaque("shell code nested too deeply to analyse")
+		return
+	}
+	w.stmts(list, &inner)
+}
+
+// arithm flags arithmetic that reads variables: bash evaluates a
+// variable's text as an expression, and a[$(cmd)] in that text runs cmd.
+func (w *shellWalker) arithm(n syntax.Node, sc *scope) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.opaque("command substitution $(…) is never auto-approved")
+			w.nestedStmts(n.Stmts, sc)
+			return false
+		case *syntax.ProcSubst:
+			w.opaque("process substitution <(…) is never auto-approved")
+			w.nestedStmts(n.Stmts, sc)
+			return false
+		case *syntax.ParamExp:
+			w.opaque("arithmetic on variables can run commands through array subscripts")
+		case *syntax.Lit:
+			if n.Value != "" && !isNumberLit(n.Value) {
+				w.opaque("arithmetic on variables can run commands through array subscripts")
+			}
+		}
+		return true
+	})
+}
+
+func isNumberLit(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c == '#' || c == 'x' || c == 'X' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s[0] >= '0' && s[0] <= '9'
+}
+
+func (w *shellWalker) test(x syntax.TestExpr, sc *scope) {
+	switch t := x.(type) {
+	case *syntax.Word:
+		w.scanWord(t, sc)
+	case *syntax.UnaryTest:
+		w.test(t.X, sc)
+	case *syntax.ParenTest:
+		w.test(t.X, sc)
+	case *syntax.BinaryTest:
+		w.test(t.X, sc)
+		w.test(t.Y, sc)
+		switch t.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			// [[ X -eq Y ]] evaluates both sides as arithmetic.
+			for _, side := range []syntax.TestExpr{t.X, t.Y} {
+				if wd, ok := side.(*syntax.Word); ok {
+					if r := resolveWord(wd); r.dyn || !isNumberLit(r.text) {
+						w.opaque("arithmetic on variables can run commands through array subscripts")
+					}
+				}
+			}
+		}
+	}
+}
+
+func (w *shellWalker) decl(c *syntax.DeclClause, sc *scope) {
+	variant := ""
+	if c.Variant != nil {
+		variant = c.Variant.Value
+	}
+	for _, as := range c.Args {
+		w.assign(as, sc)
+		if as.Naked && as.Value != nil {
+			if opt := resolveWord(as.Value); strings.HasPrefix(opt.text, "-") && strings.ContainsAny(opt.text, "fn") {
+				w.opaque("%s %s defines functions or name references", variant, opt.text)
+			}
+		}
+	}
+	w.a.commands = append(w.a.commands, shellCommand{
+		words:     []word{{text: variant}},
+		denyForms: [][]word{{{text: variant}}},
+		nested:    sc.nested,
+	})
+}
+
+// assign checks an assignment's name and value.
+func (w *shellWalker) assign(as *syntax.Assign, sc *scope) {
+	if as.Name != nil {
+		if why := dangerousVariable(as.Name.Value); why != "" {
+			w.opaque("setting %s %s", as.Name.Value, why)
+		}
+	}
+	if as.Index != nil {
+		w.arithm(as.Index, sc)
+	}
+	w.scanWord(as.Value, sc)
+	if as.Value != nil {
+		if v := resolveWord(as.Value); strings.Contains(v.text, "[") && strings.ContainsAny(v.text, "$`") {
+			w.opaque("a value with a subscript and $ can run commands when evaluated")
+		}
+	}
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el.Index != nil {
+				w.arithm(el.Index, sc)
+			}
+			w.scanWord(el.Value, sc)
+		}
+	}
+}
+
+// dangerousVariable names variables that change which program runs or what
+// it executes; setting them makes an allowed command run something else.
+func dangerousVariable(name string) string {
+	u := strings.ToUpper(name)
+	switch {
+	case u == "PATH" || strings.HasSuffix(u, "PATH") && u != "GOPATH":
+		return "changes where programs and libraries are found"
+	case strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_"):
+		return "injects libraries into every program"
+	case strings.HasPrefix(u, "BASH") || u == "ENV" || u == "IFS" || strings.HasPrefix(u, "SHELL") ||
+		u == "PS4" || u == "PROMPT_COMMAND" || u == "CDPATH" || u == "HOME" || u == "ZDOTDIR":
+		return "changes how the shell itself behaves"
+	case strings.HasPrefix(u, "GIT_") || strings.HasSuffix(u, "_COMMAND") || strings.Contains(u, "EDITOR") ||
+		u == "VISUAL" || strings.Contains(u, "PAGER") || u == "BROWSER":
+		return "makes tools run another program"
+	case strings.Contains(u, "FLAGS") || strings.Contains(u, "OPTIONS") || strings.HasSuffix(u, "OPT") ||
+		strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "PERL") || strings.HasPrefix(u, "NODE_") ||
+		strings.HasPrefix(u, "RUBY") || u == "CC" || u == "CXX" || u == "LD" || u == "AR" || u == "GOTOOLCHAIN" ||
+		u == "GOENV" || u == "GOPROXY":
+		return "changes what compilers and interpreters execute"
+	}
+	return ""
+}

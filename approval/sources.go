@@ -1,0 +1,35 @@
+package approval
+
+import "github.com/chatls/chatls/config"
+
+// Sources is everything the policy for one document comes from.
+type Sources struct {
+	// User is the editor settings merged over the user file (trusted).
+	User     config.Settings
+	UserFile string
+	// Workspace is .chatls.toml; trusted only when WorkspaceRoot matches a
+	// trust.workspaces glob of the user layer.
+	Workspace     config.Settings
+	WorkspaceFile string
+	// WorkspaceRoot decides trust; Call.WorkspaceRoot overrides it for paths.
+	// Empty: the directory of WorkspaceFile, else of DocPath.
+	WorkspaceRoot string
+	// Frontmatter are the document's option changes, trusted like the workspace.
+	Frontmatter []FrontmatterOp
+	DocPath     string
+	// SandboxActive is whether bash would run inside bubblewrap right now.
+	SandboxActive bool
+	// Home overrides the home directory (tests); empty: os.UserHomeDir.
+	Home string
+	// TempDir overrides $TMPDIR (tests); empty: $TMPDIR or /tmp.
+	TempDir string
+}
+
+// FrontmatterOp mirrors chatdoc.OptionOp: Path like "tools.auto_approve",
+// Op one of set|append|prepend|remove, Line 0-based as chatdoc reports it.
+type FrontmatterOp struct {
+	Path   string
+	Op     string
+	Values []any
+	Line   int
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chatls/chatls/approval"
+)
+
+// frontmatterOps reads a document's frontmatter option changes. The lead
+// wires it to chatdoc; until then --file contributes paths but no options.
+var frontmatterOps = func(path string) ([]approval.FrontmatterOp, error) { return nil, nil }
+
+const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE]
+prints the decision (approve, require_approval or deny) on the first line, then the trace`
+
+// runPolicy implements `chatls policy check`.
+func runPolicy(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "check" {
+		fmt.Fprintln(stderr, policyUsage)
+		return 2
+	}
+	var pos []string
+	req := approval.CheckRequest{}
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "--file", "-file", "--config", "-config":
+			if !hasVal {
+				if i+1 >= len(rest) {
+					fmt.Fprintf(stderr, "%s needs a value\n%s\n", name, policyUsage)
+					return 2
+				}
+				i++
+				val = rest[i]
+			}
+			if strings.HasSuffix(name, "file") {
+				req.DocPath = val
+			} else {
+				req.ConfigPath = val
+			}
+		case "-h", "--help", "-help":
+			fmt.Fprintln(stdout, policyUsage)
+			return 0
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) != 2 {
+		fmt.Fprintln(stderr, policyUsage)
+		return 2
+	}
+	req.Tool, req.Input = pos[0], pos[1]
+	if req.DocPath != "" {
+		ops, err := frontmatterOps(req.DocPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "chatls: read frontmatter of %s: %v\n", req.DocPath, err)
+			return 1
+		}
+		req.Frontmatter = ops
+	}
+	v, warns, err := approval.CheckCommand(context.Background(), req)
+	for _, w := range warns {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "chatls: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, v.Format())
+	return 0
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunPolicyCheck(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[tools]\nautoApprove = [\"bash(go test *)\"]\ndeny = [\"bash(rm *)\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		first string
+		code  int
+	}{
+		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", cfg}, "approve", 0},
+		{[]string{"check", "bash", `{"command":"rm -fr x"}`, "--config=" + cfg}, "deny", 0},
+		{[]string{"check", "--config", cfg, "bash", `{"command":"make"}`}, "require_approval", 0},
+		{[]string{"check", "bash", `not json`, "--config", cfg}, "", 1},
+		{[]string{"check", "bash"}, "", 2},
+		{[]string{"explain"}, "", 2},
+	} {
+		var out, errb bytes.Buffer
+		code := runPolicy(tc.args, &out, &errb)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (stderr %s)", tc.args, code, tc.code, errb.String())
+		}
+		if tc.first != "" {
+			if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {
+				t.Errorf("%v: first line %q, want %q\n%s", tc.args, first, tc.first, out.String())
+			}
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Warning is a problem that does not stop a configuration from loading,
+// such as an unknown key. File and Line are empty/0 when unknown.
+type Warning struct {
+	File    string
+	Line    int
+	Message string
+}
+
+func (w Warning) String() string {
+	switch {
+	case w.File != "" && w.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
+	case w.File != "":
+		return w.File + ": " + w.Message
+	}
+	return w.Message
+}
+
+// DecodeJSON reads settings from initializationOptions or the answer to
+// workspace/configuration. The settings object may also come wrapped as
+// {"chatls": {...}}. null or empty input is empty settings.
+func DecodeJSON(raw json.RawMessage) (Settings, []Warning, error) {
+	var s Settings
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil, nil
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return s, nil, fmt.Errorf("chatls settings must be a JSON object: %w", err)
+	}
+	if inner, ok := generic["chatls"].(map[string]any); ok && len(generic) == 1 {
+		generic = inner
+		raw, _ = json.Marshal(inner)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Settings{}, nil, fmt.Errorf("chatls settings: %q must be %s, not a JSON %s; fix it in the editor's settings", te.Field, te.Type, te.Value)
+		}
+		return Settings{}, nil, fmt.Errorf("chatls settings: %w", err)
+	}
+	var warns []Warning
+	for _, u := range unknownKeys(generic, "json") {
+		warns = append(warns, Warning{Message: u.message()})
+	}
+	return s, warns, nil
+}
+
+// LoadFile reads a TOML configuration file. A missing file is empty settings
+// and no error; syntax and type errors carry file:line.
+func LoadFile(path string) (Settings, []Warning, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Settings{}, nil, nil
+	}
+	if err != nil {
+		return Settings{}, nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseTOML(path, data)
+}
+
+// ParseTOML decodes TOML text as if read from the file name (used in messages).
+func ParseTOML(path string, data []byte) (Settings, []Warning, error) {
+	var s Settings
+	if err := toml.Unmarshal(data, &s); err != nil {
+		return Settings{}, nil, tomlError(path, data, err)
+	}
+	var generic map[string]any
+	if err := toml.Unmarshal(data, &generic); err != nil {
+		return Settings{}, nil, tomlError(path, data, err)
+	}
+	shape := scanTOML(data)
+	s.Lines = shape.values
+	var warns []Warning
+	for _, u := range unknownKeys(generic, "toml") {
+		warns = append(warns, Warning{File: path, Line: shape.keys[u.path], Message: u.message()})
+	}
+	return s, warns, nil
+}
+
+// tomlError turns go-toml's errors into "file:line:col: message; what to do".
+func tomlError(path string, data []byte, err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s (fix this line; until then the last good configuration stays in use)", path, row, col, de.Error())
+	}
+	var se *toml.StrictMissingError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: %s", path, se.Error())
+	}
+	// Type mismatches carry no position; name the key instead.
+	return fmt.Errorf("%s: %v (check the value's type against docs/policy.md)", path, err)
+}

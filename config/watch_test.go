@@ -1,0 +1,80 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// waitChange waits for onChange(path) without sleeping blindly.
+func waitChange(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != want {
+			t.Fatalf("change for %s, want %s", got, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no change reported for %s", want)
+	}
+}
+
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".chatls.toml")
+	later := filepath.Join(dir, "not", "yet", "config.toml")
+	writeFile(t, file, "autopilot = true\n")
+	ch := make(chan string, 16)
+	w, err := Watch([]string{file, later}, func(p string) { ch <- p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	// A plain write.
+	writeFile(t, file, "autopilot = false\n")
+	waitChange(t, ch, file)
+
+	// An editor's save: write a temp file and rename it over the original.
+	tmp := filepath.Join(dir, ".chatls.toml.swp")
+	writeFile(t, tmp, "autopilot = true\n")
+	if err := os.Rename(tmp, file); err != nil {
+		t.Fatal(err)
+	}
+	waitChange(t, ch, file)
+
+	// A burst is debounced into one change.
+	for i := 0; i < 5; i++ {
+		writeFile(t, file, "autopilot = true\n")
+	}
+	waitChange(t, ch, file)
+	select {
+	case p := <-ch:
+		t.Fatalf("burst reported twice (%s)", p)
+	case <-time.After(3 * debounce):
+	}
+
+	// Directories that did not exist are picked up when they appear.
+	if err := os.MkdirAll(filepath.Dir(later), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, later, "autopilot = true\n")
+	waitChange(t, ch, later)
+
+	// Removal is a change too.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	waitChange(t, ch, file)
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, file, "x = 1\n")
+	select {
+	case p := <-ch:
+		t.Fatalf("change after Close: %s", p)
+	case <-time.After(3 * debounce):
+	}
+}
