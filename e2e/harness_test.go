@@ -25,7 +25,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "chatls")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/chatls")
+	args := []string{"build", "-o", binary}
+	if os.Getenv("CHATLS_E2E_RACE") != "" {
+		// Race-check the server itself, not only the test process.
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/chatls")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building chatls:", err)

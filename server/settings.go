@@ -230,6 +230,15 @@ func overlay(layers ...config.Settings) config.Settings {
 	data, _ := json.Marshal(merged)
 	var out config.Settings
 	_ = json.Unmarshal(data, &out)
+	// Rule positions are not part of the JSON form; keep them for traces.
+	for _, l := range layers {
+		for k, v := range l.Lines {
+			if out.Lines == nil {
+				out.Lines = map[string]int{}
+			}
+			out.Lines[k] = v
+		}
+	}
 	return out
 }
 

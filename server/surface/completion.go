@@ -160,7 +160,39 @@ func frontmatterStringAt(doc *chatdoc.Document, off, ls, le int) (start, end int
 	if end < le && strings.HasPrefix(strings.TrimLeft(text[end+1:le], " \t"), ":") {
 		return 0, 0, false // a JSON key, not a list entry
 	}
+	if !listEntryContext(text, span.Start, open) {
+		return 0, 0, false // e.g. `recipient = "…"`, a template variable
+	}
 	return open + 1, end, true
+}
+
+// listEntryContext reports whether the string opening at quote is an entry
+// of a tool list: after `{ [ , ( + -` (a Lua table, a method call such as
+// :remove("grep"), an operator, a JSON array), or the value of a JSON list
+// operator such as "$append": "bash".
+func listEntryContext(text string, floor, quote int) bool {
+	i := quote - 1
+	for i > floor && isSpace(text[i]) {
+		i--
+	}
+	if i <= floor {
+		return false
+	}
+	switch text[i] {
+	case '{', '[', ',', '(', '+', '-':
+		return true
+	case ':':
+		j := i - 1
+		for j > floor && isSpace(text[j]) {
+			j--
+		}
+		if j <= floor || text[j] != '"' {
+			return false
+		}
+		k := strings.LastIndexByte(text[floor:j], '"')
+		return k >= 0 && strings.HasPrefix(text[floor+k+1:j], "$")
+	}
+	return false
 }
 
 // insideFenceContent reports whether off lies in the body of a fence (or

@@ -230,7 +230,8 @@ func quote(s string) string {
 }
 
 func (e *editor) scrub(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, lspclient.PathURI(e.ws), "file://$WS"), e.ws, "$WS")
+	base := filepath.Dir(e.ws)
+	return strings.NewReplacer(lspclient.PathURI(e.ws), "file://$WS", e.ws, "$WS", lspclient.PathURI(base), "file://$TMP", base, "$TMP").Replace(s)
 }
 
 // markerList parses "KIND TEXT" lines; TEXT holds "|" at the cursor and
@@ -514,12 +515,12 @@ func (e *editor) completion(markers string) string {
 		fmt.Fprintf(&b, "== %s\n%s\n", m.line, strings.Join(labels, " "))
 		if len(items) > 0 && items[0].TextEdit != nil {
 			after := chatdoc.ApplyEdits(e.text, []chatdoc.TextEdit{{Span: e.span(items[0].TextEdit.Range), NewText: items[0].TextEdit.NewText}})
-			ls := strings.LastIndexByte(after[:m.off], '\n') + 1
+			ls := strings.LastIndexByte(e.text[:m.off], '\n') + 1 // edits start on the cursor line
 			le := strings.IndexByte(after[ls:], '\n')
 			if le < 0 {
 				le = len(after) - ls
 			}
-			fmt.Fprintf(&b, "first accepted: %s\n", quote(after[ls:ls+le]))
+			fmt.Fprintf(&b, "first accepted: %s\n", quote(strings.TrimSuffix(after[ls:ls+le], "\r")))
 		}
 	}
 	return b.String()

@@ -1,6 +1,7 @@
 package surface
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -107,29 +108,84 @@ func resultStatus(res *chatdoc.ToolResult) string {
 	return string(res.Status)
 }
 
-// messageSymbolName is "Role: first line…", the role alone for an empty message.
+// messageSymbolName is "Role: first line…": the first line of prose,
+// skipping thinking, fences and tool blocks; a message with none is
+// summarised by its calls ("Assistant: calls bash, read") or results.
 func messageSymbolName(text string, m *chatdoc.Message) string {
 	name := m.Role
 	if name == "" {
 		name = "message"
 	}
-	span := clampSpan(text, m.Span)
 	marker := clampSpan(text, m.MarkerSpan)
 	if inline := inlineMarkerSpan(text, marker.Start); inline.Len() > 0 {
 		if rest := strings.TrimSpace(text[inline.End:max(marker.End, inline.End)]); rest != "" {
 			return displayText(name + ": " + truncateRunes(rest, symbolNameRunes)) // pre-0.6 `@You: text`
 		}
 	}
-	for off := nextLineStart(text, clampSpan(text, m.MarkerSpan).End); off < span.End; off = nextLineStart(text, off) {
-		line := strings.TrimSpace(text[off:min(lineEnd(text, off), span.End)])
-		if line != "" {
-			return displayText(name + ": " + truncateRunes(line, symbolNameRunes))
-		}
-		if nextLineStart(text, off) == off {
-			break
+	if line := firstProseLine(text, m); line != "" {
+		return displayText(name + ": " + truncateRunes(line, symbolNameRunes))
+	}
+	var parts []string
+	for _, u := range m.ToolUses {
+		if u != nil {
+			parts = append(parts, u.Name)
 		}
 	}
-	return displayText(name)
+	summary := "calls "
+	if len(parts) == 0 {
+		summary = "results for "
+		for _, r := range m.ToolResults {
+			if r != nil {
+				parts = append(parts, r.ID)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return displayText(name)
+	}
+	return displayText(name + ": " + truncateRunes(summary+strings.Join(parts, ", "), symbolNameRunes))
+}
+
+// firstProseLine walks the message's lines once, jumping over its blocks.
+func firstProseLine(text string, m *chatdoc.Message) string {
+	var blocks []chatdoc.Span
+	for _, th := range m.Thinking {
+		if th != nil {
+			blocks = append(blocks, th.Span)
+		}
+	}
+	for _, f := range m.Fences {
+		if f != nil {
+			blocks = append(blocks, f.Span)
+		}
+	}
+	for _, u := range m.ToolUses {
+		if u != nil {
+			blocks = append(blocks, u.Span)
+		}
+	}
+	for _, r := range m.ToolResults {
+		if r != nil {
+			blocks = append(blocks, r.Span)
+		}
+	}
+	slices.SortFunc(blocks, func(a, b chatdoc.Span) int { return a.Start - b.Start })
+	span := clampSpan(text, m.Span)
+	next := 0
+	for off := nextLineStart(text, clampSpan(text, m.MarkerSpan).End); off < span.End; {
+		for next < len(blocks) && blocks[next].End <= off {
+			next++
+		}
+		if next < len(blocks) && blocks[next].Start <= off {
+			off = max(nextLineStart(text, max(blocks[next].End-1, off)), off+1)
+			continue
+		}
+		if line := strings.TrimSpace(text[off:min(lineEnd(text, off), span.End)]); line != "" {
+			return line
+		}
+		off = max(nextLineStart(text, off), off+1)
+	}
+	return ""
 }
 
 // truncateRunes cuts s to n runes, marking the cut with "…".

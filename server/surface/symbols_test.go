@@ -33,10 +33,10 @@ func TestDocumentSymbolsSuffixDialect(t *testing.T) {
 	got := outline(DocumentSymbols(doc, chatdoc.UTF16, live), "")
 	want := []string{
 		"You: What's in the repo root? |  | 0:0-1:24",
-		"Assistant: **Tool Use:** `ls` (`toolu_ls1`) |  | 3:0-14:3",
+		"Assistant: calls ls, bash |  | 3:0-14:3",
 		"  ls | approved · toolu_ls1 | 4:0-8:3",
 		"  bash | running · toolu_sh2 | 10:0-14:3",
-		"You: **Tool Result:** `toolu_ls1` (approved) |  | 16:0-26:3",
+		"You: results for toolu_ls1, toolu_sh2 |  | 16:0-26:3",
 		"  result toolu_ls1 | approved | 18:0-21:3",
 		"  result toolu_sh2 | pending | 23:0-26:3",
 	}
@@ -50,14 +50,14 @@ func TestDocumentSymbolsStatuses(t *testing.T) {
 	got := outline(DocumentSymbols(doc, chatdoc.UTF8, nil), "")
 	want := []string{
 		"You: this is the pre-0.6 inline form and should be flagged |  | 0:0-0:59",
-		"Assistant: **Tool Use:** `bash` (`toolu_bad1`) |  | 2:0-35:34",
+		"Assistant: just prose where a fence should be |  | 2:0-35:34",
 		"  bash | invalid input · toolu_bad1 | 3:0-7:3",
 		"  reed | unanswered · toolu_unknown | 9:0-13:3",
 		"  read | unanswered · toolu_dup | 15:0-19:3",
 		"  read | unanswered · toolu_dup | 21:0-25:3",
 		"  edit | unanswered · toolu_schema | 27:0-31:3",
 		"  write | invalid input · toolu_nofence | 33:0-33:39",
-		"You: **Tool Result:** `toolu_orphan` |  | 37:0-48:26",
+		"You: results for toolu_orphan, toolu_unclosed |  | 37:0-48:26",
 		"  result toolu_orphan | done | 39:0-43:3",
 		"  result toolu_unclosed | done | 45:0-48:26",
 	}
