@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// callDoc is one call of tool NAME with input, answered by a pending placeholder.
+func callDoc(name, id, input string) string {
+	return "@You:\ngo\n\n@Assistant:\n**Tool Use:** `" + name + "` (`" + id + "`)\n\n```json\n" + input + "\n```\n\n@You:\n\n**Tool Result:** `" + id + "`\n\n```flemma:tool status=pending\n```\n"
+}
+
+// A plugin executable configured in the settings is a tool like any other:
+// previewed, approved by an edit, run, its result written back.
+func TestPluginToolThroughTheServer(t *testing.T) {
+	plugin := filepath.Join(t.TempDir(), "wordcount-plugin")
+	if out, err := exec.Command("go", "build", "-o", plugin, "../examples/wordcount-plugin").CombinedOutput(); err != nil {
+		t.Fatalf("build plugin: %v\n%s", err, out)
+	}
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{"plugins": []any{map[string]any{"name": "wordcount", "path": plugin}}},
+	}}})
+	uri := s.open("plugin.chat", callDoc("wordcount", "toolu_wc", `{"text":"one two three","path":null}`))
+	s.waitDiagnostic(uri, "approval pending: wordcount")
+	s.applyAction(uri, "status=pending", "Approve wordcount")
+	s.waitText(uri, "**Tool Result:** `toolu_wc`\n\n```\n1 lines, 3 words, 13 characters\n```")
+	for _, d := range s.c.Diagnostics(uri) {
+		if strings.Contains(d.Message, "Unknown tool") {
+			t.Errorf("a plugin tool must not be flagged unknown: %s", d.Message)
+		}
+	}
+}
+
+// The reference MCP server from npm, over stdio: tools are named
+// server:tool, validated against the server's schema and run on approval.
+func TestMCPServerThroughTheServer(t *testing.T) {
+	script, _ := filepath.Abs("../tools/mcp/testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if _, err := os.Stat(script); err != nil {
+		if os.Getenv("CI") != "" || os.Getenv("CHATLS_REQUIRE_NPM_MCP") != "" {
+			t.Fatalf("the npm MCP server is not installed (run tools/mcp/install-test-server.sh): %v", err)
+		}
+		t.Skip("npm MCP server not installed; run tools/mcp/install-test-server.sh")
+	}
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{script, "stdio"}}}},
+	}}})
+	uri := s.open("mcp.chat", callDoc("everything:echo", "toolu_mcp", `{"message":"hello over mcp"}`))
+	s.waitDiagnostic(uri, "approval pending: everything:echo")
+	s.applyAction(uri, "status=pending", "Approve everything:echo")
+	s.waitText(uri, "**Tool Result:** `toolu_mcp`\n\n```\n", "hello over mcp\n```")
+	var tools []map[string]any
+	if err := s.c.Call(s.ctx, "workspace/executeCommand", map[string]any{"command": "chatls.listTools", "arguments": []any{map[string]any{}}}, &tools); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range tools {
+		if tool["name"] == "everything:echo" && tool["source"] == "mcp:everything" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("chatls.listTools must list everything:echo from mcp:everything")
+	}
+}
