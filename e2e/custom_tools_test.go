@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/chatls/chatls/internal/lspclient"
@@ -65,5 +66,59 @@ func TestMCPServerThroughTheServer(t *testing.T) {
 	}
 	if !found {
 		t.Error("chatls.listTools must list everything:echo from mcp:everything")
+	}
+}
+
+// A slow tool source: until it is ready the document says it is waiting
+// (diagnostic and hint) instead of flagging its tools as unknown, and the
+// cycle resumes by itself once the definitions arrive.
+func TestWaitingForToolDefinitions(t *testing.T) {
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release")
+	plugin := filepath.Join(dir, "slow-plugin")
+	// The plugin answers init only once the test writes to the release FIFO.
+	if err := syscall.Mkfifo(release, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/bash\nread -r line\nread -r _ < " + release + "\n" +
+		`echo '{"type":"init","tools":[{"name":"slowtool","description":"answers slowly","parameters":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"],"additionalProperties":false}}]}'` + "\n" +
+		"while read -r line; do id=$(sed 's/.*\"call_id\":\"\\([^\"]*\\)\".*/\\1/' <<<\"$line\"); echo '{\"type\":\"result\",\"call_id\":\"'$id'\",\"content\":[{\"type\":\"text\",\"text\":\"slow ok\"}],\"is_error\":false}'; done\n"
+	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{
+			"plugins":     []any{map[string]any{"name": "slow", "path": plugin}},
+			"autoApprove": []string{"$default", "slowtool"},
+		},
+	}}})
+	doc := strings.Replace(callDoc("slowtool", "toolu_slow", `{"x":"y"}`), "\n**Tool Result:** `toolu_slow`\n\n```flemma:tool status=pending\n```\n", "", 1)
+	uri := s.open("slow.chat", doc)
+	s.waitDiagnostic(uri, "Waiting for tool definitions to load...")
+	for _, d := range s.c.Diagnostics(uri) {
+		if strings.Contains(d.Message, "Unknown tool") {
+			t.Errorf("a tool of a loading source must not be flagged unknown: %s", d.Message)
+		}
+	}
+	// chatls.advance waits for the definitions; release them meanwhile.
+	done := make(chan map[string]any, 1)
+	go func() {
+		r, _ := s.command("chatls.advance", map[string]any{"uri": uri})
+		done <- r
+	}()
+	if err := os.WriteFile(release, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	s.waitText(uri, "**Tool Result:** `toolu_slow`\n\n```\nslow ok\n```")
+	if err := s.c.WaitFor(10e9, "the waiting diagnostic to go", func(st *lspclient.State) bool {
+		for _, d := range st.Diagnostics(uri) {
+			if strings.Contains(d.Message, "Waiting for tool definitions") {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Error(err)
 	}
 }

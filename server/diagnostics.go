@@ -75,8 +75,14 @@ func (s *Server) publishDiagnostics(ds *docState) {
 // documentDiagnostics gathers parse, tool and session diagnostics.
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics...)
-	diags = append(diags, surface.ToolDiagnostics(doc, s.registry)...)
-	if !s.registry.Ready() {
+	ready := s.registry.Ready()
+	for _, d := range surface.ToolDiagnostics(doc, s.registry) {
+		if !ready && d.Code == surface.CodeUnknownTool {
+			continue // it may be one of the tools still loading
+		}
+		diags = append(diags, d)
+	}
+	if !ready {
 		diags = append(diags, chatdoc.Diagnostic{Span: chatdoc.Span{}, Severity: chatdoc.SeverityInformation, Code: codeWaitingTools, Message: msgWaitingTools})
 	}
 	for name, err := range s.registry.SourceErrors() {

@@ -39,6 +39,9 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 				continue
 			}
 			label := s.preview(u, maxLen)
+			if _, known := s.registry.Lookup(u.Name); !known && !s.registry.Ready() {
+				label = msgWaitingTools
+			}
 			if ds != nil {
 				s.mu.Lock()
 				if rs := ds.running[r.ID]; rs != nil {
