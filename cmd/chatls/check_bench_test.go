@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/chatls/chatls/chatdoc/chatgen"
+)
+
+// benchFiles builds chatls and writes the generated 10 MB document once.
+func benchFiles(b *testing.B) (binary, doc string) {
+	b.Helper()
+	dir := b.TempDir()
+	binary = filepath.Join(dir, "chatls")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	doc = filepath.Join(dir, "big.chat")
+	if err := os.WriteFile(doc, []byte(chatgen.Generate(10<<20, 1)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return binary, doc
+}
+
+// BenchmarkCheckVsWcL runs `chatls check` and `wc -l` on the same 10 MB,
+// ~7,500-turn document in one run, each as a whole process (SPEC §7:
+// check should be a sizeable fraction of wc -l's speed).
+func BenchmarkCheckVsWcL(b *testing.B) {
+	binary, doc := benchFiles(b)
+	info, _ := os.Stat(doc)
+	run := func(b *testing.B, name string, args ...string) {
+		b.SetBytes(info.Size())
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(name, args...)
+			if err := cmd.Run(); err != nil {
+				if _, ok := err.(*exec.ExitError); !ok {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.Run("chatls-check", func(b *testing.B) { run(b, binary, "check", doc) })
+	b.Run("wc-l", func(b *testing.B) { run(b, "wc", "-l", doc) })
+}
