@@ -122,3 +122,31 @@ func TestWaitingForToolDefinitions(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// $/cancelRequest stops a request that is waiting (here chatls.advance
+// waiting for a tool source that never loads): the answer is -32800.
+func TestCancelRequestWhileWaiting(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "never-ready")
+	// Reads init and never answers it: the source stays loading.
+	if err := os.WriteFile(plugin, []byte("#!/bin/bash\nread -r line\nexec cat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{"plugins": []any{map[string]any{"name": "never", "path": plugin}}},
+	}}})
+	uri := s.open("cancel-req.chat", callDoc("read", "toolu_r", `{"path":"x","offset":null,"limit":null}`))
+	s.waitDiagnostic(uri, "Waiting for tool definitions to load...")
+	wait, err := s.c.Send(s.ctx, 4242, "workspace/executeCommand", map[string]any{"command": "chatls.advance", "arguments": []any{map[string]any{"uri": uri}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.c.Notify(s.ctx, "$/cancelRequest", map[string]any{"id": 4242}); err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	err = wait(&out)
+	if err == nil || !strings.Contains(err.Error(), "-32800") {
+		t.Fatalf("a cancelled request must answer -32800, got %v", err)
+	}
+}

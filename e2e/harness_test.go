@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 
 // session is one server process with its own workspace, state and config.
 type session struct {
-	t     *testing.T
+	t     testing.TB
 	c     *lspclient.Client
 	ws    string // workspace root
 	state string // XDG_STATE_HOME
@@ -58,7 +58,7 @@ type sessionOptions struct {
 	ws    string
 }
 
-func start(t *testing.T, o sessionOptions) *session {
+func start(t testing.TB, o sessionOptions) *session {
 	t.Helper()
 	base := t.TempDir()
 	s := &session{t: t, ws: o.ws, state: o.state, cfg: filepath.Join(base, "config")}

@@ -35,17 +35,19 @@ func (s *Server) docWorker(ds *docState) {
 		if !s.settings.effective().Autopilot {
 			continue
 		}
-		s.step(ds, false)
+		s.step(s.baseCtx, ds, false)
 	}
 }
 
 // step is one pass of the cycle (SPEC §2). force is chatls.advance: it
 // categorizes tool uses that were already in the file and resolves blocks
 // that autopilot leaves to the user.
-func (s *Server) step(ds *docState, force bool) stepReport {
+func (s *Server) step(ctx context.Context, ds *docState, force bool) stepReport {
 	ds.cycleMu.Lock()
 	defer ds.cycleMu.Unlock()
-	s.awaitToolDefinitions(ds)
+	if err := s.awaitToolDefinitions(ctx, ds); err != nil {
+		return stepReport{Phase: "wait", Message: err.Error()}
+	}
 
 	phase := ""
 	if s.categorize(ds, force) {
@@ -358,17 +360,22 @@ func abortText(doc *chatdoc.Document, u *chatdoc.ToolUse) string {
 
 // awaitToolDefinitions blocks a step until async tool sources are ready or
 // their timeout passes (SPEC §5 (c)).
-func (s *Server) awaitToolDefinitions(ds *docState) {
+// It fails only when ctx itself ends (the request was cancelled).
+func (s *Server) awaitToolDefinitions(ctx context.Context, ds *docState) error {
 	if s.registry.Ready() {
-		return
+		return nil
 	}
 	s.scheduleDiagnostics(ds)
-	ctx, cancel := context.WithTimeout(s.baseCtx, s.settings.defaultTimeout())
+	defer s.scheduleDiagnostics(ds)
+	wait, cancel := context.WithTimeout(ctx, s.settings.defaultTimeout())
 	defer cancel()
-	if err := s.registry.WaitReady(ctx); err != nil {
-		s.log.Warn("tool definitions did not all load in time", zap.Error(err))
+	if err := s.registry.WaitReady(wait); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.log.Warn("tool definitions did not all load in time; going on without them", zap.Error(err))
 	}
-	s.scheduleDiagnostics(ds)
+	return nil
 }
 
 // journalKey names the document in the execution journal.

@@ -91,6 +91,10 @@ func (s *Server) reply(ctx context.Context, req *jsonrpc2.Request, fn func() (an
 	if ctx.Err() != nil && err == nil && result == nil {
 		err = &jsonrpc2.Error{Code: codeRequestCancelled, Message: "request cancelled"}
 	}
+	if err != nil && ctx.Err() != nil {
+		// Whatever failed, the reason is the cancellation (LSP -32800).
+		err = &jsonrpc2.Error{Code: codeRequestCancelled, Message: "request cancelled"}
+	}
 	if err != nil {
 		rpcErr, ok := err.(*jsonrpc2.Error)
 		if !ok {

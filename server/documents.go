@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/server/surface"
 )
 
 // docState is everything the server knows about one open document. The
@@ -46,6 +47,13 @@ type docState struct {
 	cycleMu sync.Mutex
 	// kick wakes the document's cycle worker; buffered so kicks coalesce.
 	kick chan bool
+	// tokens caches semantic tokens per message; tokenID/tokenData are the
+	// last result sent, the base of the next delta.
+	tokens      *surface.TokenCache
+	tokenMu     sync.Mutex
+	tokenSerial int
+	tokenID     string
+	tokenData   []uint32
 	// diagTimer debounces diagnostics.
 	diagTimer *time.Timer
 	closed    bool
@@ -75,6 +83,7 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		running:      map[string]*runState{},
 		finished:     map[string]bool{},
 		kick:         make(chan bool, 1),
+		tokens:       surface.NewTokenCache(),
 	}
 	for _, u := range snap.ToolUses {
 		ds.openIDs[u.ID] = true

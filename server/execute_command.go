@@ -53,7 +53,11 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 	}
 	switch p.Command {
 	case "chatls.advance":
-		return s.step(ds, true), nil
+		report := s.step(ctx, ds, true)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return report, nil
 	case "chatls.run":
 		if err := needID(); err != nil {
 			return nil, err

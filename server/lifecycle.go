@@ -113,7 +113,7 @@ func (s *Server) capabilities(encName string) lspext.ServerCapabilities {
 		FoldingRangeProvider:   true,
 		SelectionRangeProvider: true,
 		CompletionProvider: &protocol.CompletionOptions{
-			TriggerCharacters: []string{"=", "`", "(", "@", "\"", " "},
+			TriggerCharacters: surface.CompletionTriggerCharacters,
 		},
 		CodeLensProvider:     &protocol.CodeLensOptions{},
 		DocumentLinkProvider: &protocol.DocumentLinkOptions{},

@@ -9,7 +9,7 @@ import (
 // changedSpan is a conservative byte range of the new snapshot that a batch
 // of changes touched; the whole document when it can't be narrowed cheaply.
 func changedSpan(old, next *chatdoc.Document, changes []chatdoc.Change, enc chatdoc.Encoding) chatdoc.Span {
-	whole := chatdoc.Span{Start: 0, End: len(next.Text)}
+	whole := chatdoc.Span{Start: 0, End: next.Len()}
 	if len(changes) != 1 || changes[0].Range == nil {
 		return whole
 	}
@@ -57,7 +57,7 @@ func (s *Server) observeUserEdits(ds *docState, old, next *chatdoc.Document, spa
 		}
 	}
 	// A tool use deleted outright also loses its approval.
-	if len(ds.userApproved) > 0 && span.End-span.Start < len(next.Text) {
+	if len(ds.userApproved) > 0 && span.End-span.Start < next.Len() {
 		for id := range ds.userApproved {
 			if next.ToolUse(id) == nil {
 				delete(ds.userApproved, id)

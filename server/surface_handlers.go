@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"sync"
+	"strconv"
 
 	"go.lsp.dev/protocol"
 
@@ -33,7 +33,7 @@ func (s *Server) documentSymbols(ctx context.Context, raw *json.RawMessage, snap
 			}
 			return string(r.Status)
 		}
-		return "no result"
+		return "" // the outline then says unanswered or invalid input
 	}), nil
 }
 
@@ -110,41 +110,16 @@ func toProtocolRange(r chatdoc.Range) protocol.Range {
 	}
 }
 
-// tokenCache remembers the last semantic tokens sent per document for deltas.
-type tokenCache struct {
-	mu     sync.Mutex
-	serial int
-	byURI  map[string]tokenEntry
-}
-
-type tokenEntry struct {
-	id   string
-	data []uint32
-}
-
-var semanticCache = &tokenCache{byURI: map[string]tokenEntry{}}
-
-func (c *tokenCache) store(uri string, data []uint32) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.serial++
-	id := string(rune('a'+c.serial%26)) + itoa(c.serial)
-	c.byURI[uri] = tokenEntry{id: id, data: data}
-	return id
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
 func (s *Server) semanticTokensFull(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
 	if snap == nil {
 		return nil, errNotOpen()
 	}
-	data := surface.SemanticTokens(snap.doc, snap.enc)
-	id := semanticCache.store(snap.uri, data)
-	return map[string]any{"resultId": id, "data": data}, nil
+	ds, _, _, _ := s.current(snap.uri)
+	if ds == nil {
+		return nil, errNotOpen()
+	}
+	data := ds.tokens.Tokens(snap.doc, snap.enc)
+	return map[string]any{"resultId": ds.rememberTokens(data), "data": data}, nil
 }
 
 func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
@@ -157,13 +132,30 @@ func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, 
 	if snap == nil {
 		return nil, errNotOpen()
 	}
-	data := surface.SemanticTokens(snap.doc, snap.enc)
-	semanticCache.mu.Lock()
-	prev, ok := semanticCache.byURI[snap.uri]
-	semanticCache.mu.Unlock()
-	id := semanticCache.store(snap.uri, data)
-	if !ok || prev.id != p.PreviousResultID {
+	ds, _, _, _ := s.current(snap.uri)
+	if ds == nil {
+		return nil, errNotOpen()
+	}
+	prevID, prev := ds.lastTokens()
+	data := ds.tokens.Tokens(snap.doc, snap.enc)
+	id := ds.rememberTokens(data)
+	if prevID != p.PreviousResultID {
 		return map[string]any{"resultId": id, "data": data}, nil
 	}
-	return map[string]any{"resultId": id, "edits": surface.SemanticTokensDelta(prev.data, data)}, nil
+	return map[string]any{"resultId": id, "edits": surface.SemanticTokensDelta(prev, data)}, nil
+}
+
+// rememberTokens stores the tokens sent to the client for the next delta.
+func (ds *docState) rememberTokens(data []uint32) string {
+	ds.tokenMu.Lock()
+	defer ds.tokenMu.Unlock()
+	ds.tokenSerial++
+	ds.tokenID, ds.tokenData = strconv.Itoa(ds.tokenSerial), data
+	return ds.tokenID
+}
+
+func (ds *docState) lastTokens() (string, []uint32) {
+	ds.tokenMu.Lock()
+	defer ds.tokenMu.Unlock()
+	return ds.tokenID, ds.tokenData
 }

@@ -204,6 +204,16 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	return c.conn.Call(ctx, method, params, result)
 }
 
+// Send sends a request with a chosen id and returns once it is written, so
+// a test can cancel it with $/cancelRequest; wait collects the answer.
+func (c *Client) Send(ctx context.Context, id uint64, method string, params any) (wait func(result any) error, err error) {
+	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
+	if err != nil {
+		return nil, err
+	}
+	return func(result any) error { return w.Wait(ctx, result) }, nil
+}
+
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.conn.Notify(ctx, method, params)

@@ -33,7 +33,7 @@ func typed(doc *chatdoc.Document, i int) *chatdoc.Document {
 
 func BenchmarkSemanticTokensFull10MB(b *testing.B) {
 	doc := bench10MB(b)
-	b.SetBytes(int64(len(doc.Text)))
+	b.SetBytes(int64(doc.Len()))
 	for b.Loop() {
 		SemanticTokens(doc, chatdoc.UTF16)
 	}
@@ -102,7 +102,7 @@ func BenchmarkCompletion10MB(b *testing.B) {
 
 func BenchmarkSelectionRanges10MB(b *testing.B) {
 	doc := bench10MB(b)
-	pos := doc.Lines.Position(len(doc.Text)/2, chatdoc.UTF16)
+	pos := doc.Lines.Position(doc.Len()/2, chatdoc.UTF16)
 	for b.Loop() {
 		SelectionRanges(doc, chatdoc.UTF16, []chatdoc.Position{pos})
 	}

@@ -49,7 +49,7 @@ func Completion(doc *chatdoc.Document, enc chatdoc.Encoding, pos chatdoc.Positio
 	if doc == nil {
 		return items
 	}
-	text := doc.Text
+	text := doc.Text()
 	off := offsetAt(doc, pos, enc)
 	ls, le := lineStart(text, off), lineEnd(text, off)
 	if off > le {
@@ -133,7 +133,7 @@ func frontmatterStringAt(doc *chatdoc.Document, off, ls, le int) (start, end int
 	if fm == nil {
 		return 0, 0, false
 	}
-	text := doc.Text
+	text := doc.Text()
 	span := clampSpan(text, fm.Span)
 	if ls <= span.Start || off >= span.End || ls >= lineStart(text, trimSpanRight(text, span).End) {
 		return 0, 0, false // the opener or closer line, or outside

@@ -27,8 +27,8 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 			if ref == nil || ref.Path == "" {
 				continue
 			}
-			span := clampSpan(doc.Text, ref.Span)
-			if span.Len() > 0 && doc.Text[span.Start] == '@' {
+			span := clampSpan(doc.Text(), ref.Span)
+			if span.Len() > 0 && doc.Text()[span.Start] == '@' {
 				span.Start++
 			}
 			links = append(links, protocol.DocumentLink{

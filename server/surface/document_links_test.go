@@ -25,7 +25,7 @@ func TestDocumentLinks(t *testing.T) {
 				Start: chatdoc.Position{Line: int(l.Range.Start.Line), Character: int(l.Range.Start.Character)},
 				End:   chatdoc.Position{Line: int(l.Range.End.Line), Character: int(l.Range.End.Character)},
 			}, enc)
-			got = append(got, link{doc.Text[span.Start:span.End], string(l.Target)})
+			got = append(got, link{doc.Text()[span.Start:span.End], string(l.Target)})
 		}
 		want := []link{
 			{"./a", "file:///home/me/chats/a"},

@@ -20,7 +20,7 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 	}
 	_ = enc // folding is line based; lines do not depend on the encoding
 	add := func(s chatdoc.Span, kind protocol.FoldingRangeKind) {
-		s = trimSpanRight(doc.Text, s)
+		s = trimSpanRight(doc.Text(), s)
 		if s.Len() <= 0 {
 			return
 		}

@@ -108,7 +108,7 @@ func decodeTokens(doc *chatdoc.Document, enc chatdoc.Encoding, data []uint32) []
 			}
 		}
 		span := doc.Span(chatdoc.Range{Start: chatdoc.Position{Line: line, Character: char}, End: chatdoc.Position{Line: line, Character: char + length}}, enc)
-		out = append(out, fmt.Sprintf("%d:%d %d %s %q", line, char, length, name, doc.Text[span.Start:span.End]))
+		out = append(out, fmt.Sprintf("%d:%d %d %s %q", line, char, length, name, doc.Text()[span.Start:span.End]))
 	}
 	return out
 }
@@ -123,8 +123,8 @@ func mustJSON(v any) string {
 
 // spanText is the text a span covers, for readable assertions.
 func spanText(doc *chatdoc.Document, s chatdoc.Span) string {
-	s = clampSpan(doc.Text, s)
-	return doc.Text[s.Start:s.End]
+	s = clampSpan(doc.Text(), s)
+	return doc.Text()[s.Start:s.End]
 }
 
 // lines joins a document from lines with "\n" endings.

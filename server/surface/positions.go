@@ -22,13 +22,13 @@ func lspPosition(p chatdoc.Position) protocol.Position {
 
 // lspRange maps a byte span to an LSP range in the negotiated encoding.
 func lspRange(doc *chatdoc.Document, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
-	r := doc.Range(clampSpan(doc.Text, s), enc)
+	r := doc.Range(chatdoc.Span{Start: s.Start, End: max(s.End, s.Start)}, enc) // Range clamps to the text
 	return protocol.Range{Start: lspPosition(r.Start), End: lspPosition(r.End)}
 }
 
 // offsetAt maps an LSP position to a byte offset (clamped by the mapper).
 func offsetAt(doc *chatdoc.Document, pos chatdoc.Position, enc chatdoc.Encoding) int {
-	return min(max(doc.Lines.Offset(pos, enc), 0), len(doc.Text))
+	return min(max(doc.Lines.Offset(pos, enc), 0), doc.Len())
 }
 
 // lineStart is the offset of the first byte of the line holding off.

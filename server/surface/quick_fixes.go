@@ -71,7 +71,7 @@ func isASCIIWordByte(c byte) bool {
 // splitInlineRoleMarker turns `@You: text` into `@You:` + newline + `text`,
 // replacing the spaces after the colon with the document's line ending.
 func splitInlineRoleMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
-	text := doc.Text
+	text := doc.Text()
 	start := lineStart(text, clampSpan(text, d.Span).Start)
 	line := text[start:lineEnd(text, start)]
 	m := inlineRoleMarker.FindStringSubmatchIndex(line)
@@ -127,7 +127,7 @@ func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	if f == nil {
 		return nil
 	}
-	text := doc.Text
+	text := doc.Text()
 	opener := clampSpan(text, f.OpenerSpan)
 	limit := clampSpan(text, f.Span).End
 	for off := nextLineStart(text, opener.End); off < limit; off = nextLineStart(text, off) {

@@ -24,7 +24,7 @@ func fixFor(t *testing.T, doc *chatdoc.Document, code string) (titles []string, 
 			titles = append(titles, f.Title)
 		}
 		if len(fixes) > 0 {
-			fixed = applyEdits(t, doc.Text, fixes[0].Edits)
+			fixed = applyEdits(t, doc.Text(), fixes[0].Edits)
 		}
 		return titles, fixed
 	}
@@ -114,7 +114,7 @@ func TestQuickFixInsertPlaceholders(t *testing.T) {
 	if len(fixes) != 1 || fixes[0].Title != "Insert 3 approval placeholders" || !fixes[0].Preferred {
 		t.Fatalf("fixes: %+v", fixes)
 	}
-	after := chatdoc.Parse(applyEdits(t, doc.Text, fixes[0].Edits))
+	after := chatdoc.Parse(applyEdits(t, doc.Text(), fixes[0].Edits))
 	var got []string
 	for _, r := range after.ToolResults {
 		got = append(got, r.ID+" "+string(r.Status)+" "+string(r.Dialect))
@@ -135,9 +135,9 @@ func TestQuickFixInsertPlaceholdersFollowsSuffixDialect(t *testing.T) {
 	if len(fixes) != 1 {
 		t.Fatalf("fixes: %+v", fixes)
 	}
-	after := chatdoc.Parse(applyEdits(t, doc.Text, fixes[0].Edits))
+	after := chatdoc.Parse(applyEdits(t, doc.Text(), fixes[0].Edits))
 	if r := after.ToolResult("b"); r == nil || r.Dialect != chatdoc.DialectSuffix || r.Status != chatdoc.StatusPending {
-		t.Errorf("got %+v in\n%s", r, after.Text)
+		t.Errorf("got %+v in\n%s", r, after.Text())
 	}
 }
 

@@ -90,7 +90,7 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 	}
 	for _, d := range diags {
 		for _, fix := range QuickFixes(doc, d, reg) {
-			applyEdits(t, doc.Text, fix.Edits)
+			applyEdits(t, doc.Text(), fix.Edits)
 		}
 	}
 
@@ -103,7 +103,7 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 			t.Fatalf("doc %d: empty token at %d", i, k/5)
 		}
 	}
-	SemanticTokensDelta(data, SemanticTokens(chatdoc.Parse(doc.Text+"\n@You:\n"), enc))
+	SemanticTokensDelta(data, SemanticTokens(chatdoc.Parse(doc.Text()+"\n@You:\n"), enc))
 
 	var walk func([]protocol.DocumentSymbol, *protocol.Range)
 	walk = func(syms []protocol.DocumentSymbol, parent *protocol.Range) {

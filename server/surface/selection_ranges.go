@@ -40,7 +40,7 @@ func SelectionRanges(doc *chatdoc.Document, enc chatdoc.Encoding, positions []ch
 // nestedSpans lists the spans around off from the smallest to the whole
 // document, dropping any that do not contain their predecessor.
 func nestedSpans(doc *chatdoc.Document, off int) []chatdoc.Span {
-	text := doc.Text
+	text := doc.Text()
 	var candidates []chatdoc.Span
 	contains := func(s chatdoc.Span) bool { return s.Start <= off && off <= s.End }
 	consider := func(s chatdoc.Span) {

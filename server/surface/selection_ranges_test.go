@@ -18,7 +18,7 @@ func selectionChain(doc *chatdoc.Document, enc chatdoc.Encoding, sr protocol.Sel
 			Start: chatdoc.Position{Line: int(r.Range.Start.Line), Character: int(r.Range.Start.Character)},
 			End:   chatdoc.Position{Line: int(r.Range.End.Line), Character: int(r.Range.End.Character)},
 		}, enc)
-		text := doc.Text[span.Start:span.End]
+		text := doc.Text()[span.Start:span.End]
 		if len(text) > 24 {
 			text = text[:12] + "…" + text[len(text)-12:]
 		}

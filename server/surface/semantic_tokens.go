@@ -71,7 +71,7 @@ func frontmatterTokens(doc *chatdoc.Document) []semanticToken {
 	if fm == nil {
 		return nil
 	}
-	text := doc.Text
+	text := doc.Text()
 	s := clampSpan(text, fm.Span)
 	toks := []semanticToken{{span: chatdoc.Span{Start: s.Start, End: lineEnd(text, s.Start)}, kind: tokenFence}}
 	if closer := trimSpanRight(text, s); closer.End > s.Start {

@@ -25,10 +25,10 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 	}
 	results := resultsByID(doc)
 	if fm := doc.Frontmatter; fm != nil {
-		r := lspRange(doc, trimSpanRight(doc.Text, fm.Span), enc)
+		r := lspRange(doc, trimSpanRight(doc.Text(), fm.Span), enc)
 		symbols = append(symbols, protocol.DocumentSymbol{
 			Name: "frontmatter", Detail: displayText(fm.Language), Kind: protocol.SymbolKindPackage,
-			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: lineEnd(doc.Text, fm.Span.Start)}, enc),
+			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: lineEnd(doc.Text(), fm.Span.Start)}, enc),
 		})
 	}
 	for _, m := range doc.Messages {
@@ -36,9 +36,9 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 			continue
 		}
 		sym := protocol.DocumentSymbol{
-			Name:           messageSymbolName(doc.Text, m),
+			Name:           messageSymbolName(doc.Text(), m),
 			Kind:           protocol.SymbolKindNamespace,
-			Range:          lspRange(doc, trimSpanRight(doc.Text, m.Span), enc),
+			Range:          lspRange(doc, trimSpanRight(doc.Text(), m.Span), enc),
 			SelectionRange: lspRange(doc, m.MarkerSpan, enc),
 		}
 		for _, use := range m.ToolUses {
@@ -56,7 +56,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				Name:           displayText(use.Name),
 				Detail:         displayText(status + " · " + use.ID),
 				Kind:           protocol.SymbolKindFunction,
-				Range:          lspRange(doc, trimSpanRight(doc.Text, use.Span), enc),
+				Range:          lspRange(doc, trimSpanRight(doc.Text(), use.Span), enc),
 				SelectionRange: lspRange(doc, use.NameSpan, enc),
 			})
 		}
@@ -68,7 +68,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				Name:           displayText("result " + res.ID),
 				Detail:         resultStatus(res),
 				Kind:           protocol.SymbolKindEvent,
-				Range:          lspRange(doc, trimSpanRight(doc.Text, res.Span), enc),
+				Range:          lspRange(doc, trimSpanRight(doc.Text(), res.Span), enc),
 				SelectionRange: lspRange(doc, res.IDSpan, enc),
 			})
 		}

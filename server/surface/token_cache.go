@@ -44,7 +44,7 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 	}
 	var texts []string
 	var encoded []*encodedMessage
-	size := len(doc.Text) / 16 // a guess for the first call: about one token per 80 bytes
+	size := doc.Len() / 16 // a guess for the first call: about one token per 80 bytes
 	if c != nil {
 		texts = make([]string, len(doc.Messages))
 		encoded = make([]*encodedMessage, len(doc.Messages))
@@ -63,14 +63,14 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 		}
 		if em == nil && c == nil {
 			// Nothing to remember: encode straight into the result.
-			data, prevLine, prevChar = encodeTokens(data, doc, enc, messageTokens(doc.Text, m, &scratch), prevLine, prevChar)
+			data, prevLine, prevChar = encodeTokens(data, doc, enc, messageTokens(doc.Text(), m, &scratch), prevLine, prevChar)
 			continue
 		}
 		if em == nil {
 			em = encodeMessage(doc, enc, m, &scratch)
 		}
-		span := clampSpan(doc.Text, m.Span)
-		texts[i], encoded[i] = doc.Text[span.Start:span.End], em
+		span := clampSpan(doc.Text(), m.Span)
+		texts[i], encoded[i] = doc.Text()[span.Start:span.End], em
 		if len(em.data) == 0 {
 			continue
 		}
@@ -96,7 +96,7 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 // encodeMessage encodes one message relative to its first line.
 func encodeMessage(doc *chatdoc.Document, enc chatdoc.Encoding, m *chatdoc.Message, scratch *tokenScratch) *encodedMessage {
 	base := doc.Lines.LineOf(m.Span.Start)
-	data, last, lastChar := encodeTokens(nil, doc, enc, messageTokens(doc.Text, m, scratch), base, 0)
+	data, last, lastChar := encodeTokens(nil, doc, enc, messageTokens(doc.Text(), m, scratch), base, 0)
 	return &encodedMessage{data: data, lastLine: last - base, lastChar: lastChar}
 }
 
@@ -109,7 +109,7 @@ func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) func(i
 	if c.enc != enc || len(c.messages) == 0 {
 		return nil
 	}
-	text := doc.Text
+	text := doc.Text()
 	same := func(i, j int) bool {
 		m := doc.Messages[i]
 		if m == nil || c.encoded[j] == nil {

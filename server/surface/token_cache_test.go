@@ -27,14 +27,14 @@ func TestTokenCacheMatchesFullComputation(t *testing.T) {
 				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 					t.Fatalf("doc %d step %d enc %d: cached tokens differ (-want +got):\n%s", di, step, enc, diff)
 				}
-				a := rng.Intn(len(doc.Text) + 1)
-				b := min(len(doc.Text), a+rng.Intn(4))
+				a := rng.Intn(doc.Len() + 1)
+				b := min(doc.Len(), a+rng.Intn(4))
 				ins := ""
 				if rng.Intn(3) > 0 {
 					ins = inserts[rng.Intn(len(inserts))]
 				}
 				if rng.Intn(10) == 0 {
-					doc = chatdoc.Parse(doc.Text[:a] + ins + doc.Text[b:]) // new pointers everywhere
+					doc = chatdoc.Parse(doc.Text()[:a] + ins + doc.Text()[b:]) // new pointers everywhere
 				} else {
 					doc = doc.Replace(chatdoc.Span{Start: a, End: b}, ins)
 				}

@@ -78,8 +78,8 @@ func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diag
 func schemaDiagnostic(doc *chatdoc.Document, use *chatdoc.ToolUse, verr tools.ValidationError) chatdoc.Diagnostic {
 	span := inputSpan(doc, use)
 	if len(verr.Path) > 0 && use.Fence != nil {
-		content := clampSpan(doc.Text, use.Fence.ContentSpan)
-		if start, end, ok := jsonPathSpan(doc.Text[content.Start:content.End], verr.Path); ok {
+		content := clampSpan(doc.Text(), use.Fence.ContentSpan)
+		if start, end, ok := jsonPathSpan(doc.Text()[content.Start:content.End], verr.Path); ok {
 			span = chatdoc.Span{Start: content.Start + start, End: content.Start + end}
 		}
 	}
@@ -99,7 +99,7 @@ func inputSpan(doc *chatdoc.Document, use *chatdoc.ToolUse) chatdoc.Span {
 	if use.Fence == nil {
 		return use.HeaderSpan
 	}
-	s := trimSpan(doc.Text, use.Fence.ContentSpan)
+	s := trimSpan(doc.Text(), use.Fence.ContentSpan)
 	if s.Len() == 0 {
 		return use.Fence.OpenerSpan
 	}

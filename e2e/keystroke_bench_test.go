@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc/chatgen"
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// Benchmarks through the real binary over stdio (docs/performance.md,
+// "## server"):
+//
+//	go test ./e2e/ -run '^$' -bench . -benchtime=2s
+
+// BenchmarkKeystroke10MB: one character typed (then deleted, alternately) at
+// the end of the generated 10 MB document, then a hover at 0:0; an
+// iteration ends with the hover's answer, which the ordered dispatcher
+// sends only after it applied the change. "didChange" sends the change as
+// is; "lspclient.Change" goes through the scripted editor, which also
+// splices its own 10 MB copy and converts the position by scanning from the
+// start (client cost, shown for comparison).
+func BenchmarkKeystroke10MB(b *testing.B) {
+	text := chatgen.Generate(10<<20, 1)
+	b.Run("didChange", func(b *testing.B) { benchKeystroke(b, text, false) })
+	b.Run("lspclient.Change", func(b *testing.B) { benchKeystroke(b, text, true) })
+}
+
+// BenchmarkKeystrokeSmallDoc is the same on a 300-byte document: the floor
+// set by the pipes, JSON and the dispatcher.
+func BenchmarkKeystrokeSmallDoc(b *testing.B) {
+	benchKeystroke(b, "@You:\nRun the tests and tell me what fails.\n\n@Assistant:\nSure.\n\n@You:\n", false)
+}
+
+func benchKeystroke(b *testing.B, text string, viaClient bool) {
+	s := start(b, sessionOptions{})
+	uri := s.open("big.chat", text)
+	hover := func() {
+		var out any
+		if err := s.c.Call(s.ctx, "textDocument/hover", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0},
+		}, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hover() // the document is parsed
+	end := endPosition(text)
+	typed := lspclient.Range{Start: end, End: lspclient.Position{Line: end.Line, Character: end.Character + 1}}
+	version := int32(1)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		edit := lspclient.TextEdit{Range: lspclient.Range{Start: end, End: end}, NewText: "x"}
+		if i%2 == 1 {
+			edit = lspclient.TextEdit{Range: typed}
+		}
+		var err error
+		if viaClient {
+			err = s.c.Change(s.ctx, uri, []lspclient.TextEdit{edit})
+		} else {
+			version++
+			err = s.c.Notify(s.ctx, "textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": uri, "version": version},
+				"contentChanges": []any{map[string]any{"range": edit.Range, "text": edit.NewText}},
+			})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		hover()
+	}
+}
+
+// BenchmarkApproveToResultBashTrue: a pending `true` bash call is approved
+// by editing its status word; an iteration ends when the server's edit has
+// replaced the placeholder with the result. Setup (appending the next turn)
+// is not timed. Compare BenchmarkSpawnBashTrue.
+func BenchmarkApproveToResultBashTrue(b *testing.B) {
+	s := start(b, sessionOptions{})
+	uri := s.open("approve.chat", "@You:\nRun true, please.\n")
+	s.settle(uri)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		id := fmt.Sprintf("toolu_b%d", i)
+		placeholder := "`" + id + "`\n\n```flemma:tool status=pending"
+		turn := "\n@Assistant:\nRunning it.\n\n**Tool Use:** `bash` (`" + id + "`)\n\n```json\n" +
+			`{"command":"true","label":"nothing"}` + "\n```\n\n@You:\n\n**Tool Result:** " + placeholder + "\n```\n"
+		if err := appendText(s, uri, s.c.Doc(uri).Text, turn); err != nil {
+			b.Fatal(err)
+		}
+		s.settle(uri)
+		b.StartTimer()
+
+		if err := s.c.Replace(s.ctx, uri, placeholder, strings.Replace(placeholder, "pending", "approved", 1)); err != nil {
+			b.Fatal(err)
+		}
+		done := "`" + id + "`\n\n```\n(no output)\n```"
+		if err := s.c.WaitFor(20*time.Second, "result of "+id, func(st *lspclient.State) bool {
+			return strings.Contains(st.Text(uri), done)
+		}); err != nil {
+			b.Fatalf("%v\n%s", err, s.c.Doc(uri).Text)
+		}
+	}
+}
+
+// BenchmarkSpawnBashTrue is the floor: starting `bash -c true` directly.
+func BenchmarkSpawnBashTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
