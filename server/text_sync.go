@@ -23,7 +23,7 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 	ds := newDocState(uri, snap, p.TextDocument.Version)
 	s.mu.Lock()
 	if old := s.docs[uri]; old != nil {
-		old.closed = true
+		old.closeLocked() // opened twice without a close: the old state ends
 	}
 	s.docs[uri] = ds
 	s.mu.Unlock()
@@ -83,13 +83,24 @@ func (s *Server) didClose(raw *json.RawMessage) {
 	ds := s.docs[uri]
 	delete(s.docs, uri)
 	if ds != nil {
-		ds.closed = true
-		close(ds.kick)
+		ds.closeLocked()
 	}
 	s.mu.Unlock()
 	if ds != nil {
 		// Clear the editor's problems list for the closed file.
 		go s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": []any{}})
+	}
+}
+
+// closeLocked ends the document's worker; the caller holds Server.mu.
+func (ds *docState) closeLocked() {
+	if ds.closed {
+		return
+	}
+	ds.closed = true
+	close(ds.kick)
+	if ds.diagTimer != nil {
+		ds.diagTimer.Stop()
 	}
 }
 
