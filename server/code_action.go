@@ -121,7 +121,7 @@ func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Sp
 	var out []codeAction
 	var diags []chatdoc.Diagnostic
 	if ds != nil {
-		diags = s.documentDiagnostics(ds, doc)
+		diags = s.cachedDiagnostics(ds, doc, false)
 	} else {
 		diags = doc.Diagnostics
 	}

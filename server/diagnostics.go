@@ -58,7 +58,7 @@ func (s *Server) publishDiagnostics(ds *docState) {
 	}
 	doc, version, enc := ds.snap, ds.version, s.enc
 	s.mu.Unlock()
-	diags := s.documentDiagnostics(ds, doc)
+	diags := s.cachedDiagnostics(ds, doc, true)
 	out := make([]wireDiagnostic, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, wireDiagnostic{
@@ -70,6 +70,25 @@ func (s *Server) publishDiagnostics(ds *docState) {
 		})
 	}
 	s.notify("textDocument/publishDiagnostics", map[string]any{"uri": ds.uri, "version": version, "diagnostics": out})
+}
+
+// cachedDiagnostics returns the diagnostics of a snapshot, computing them
+// once: publishing and code actions on the same snapshot share the work,
+// which is linear in the document. fresh recomputes them (session state such
+// as running tools changes without a new snapshot).
+func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bool) []chatdoc.Diagnostic {
+	ds.diagMu.Lock()
+	if ds.diagDoc == doc && !fresh {
+		diags := ds.diagList
+		ds.diagMu.Unlock()
+		return diags
+	}
+	ds.diagMu.Unlock()
+	diags := s.documentDiagnostics(ds, doc)
+	ds.diagMu.Lock()
+	ds.diagDoc, ds.diagList = doc, diags
+	ds.diagMu.Unlock()
+	return diags
 }
 
 // documentDiagnostics gathers parse, tool and session diagnostics.

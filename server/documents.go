@@ -54,6 +54,10 @@ type docState struct {
 	tokenSerial int
 	tokenID     string
 	tokenData   []uint32
+	// diagDoc/diagList cache the diagnostics of one snapshot.
+	diagMu   sync.Mutex
+	diagDoc  *chatdoc.Document
+	diagList []chatdoc.Diagnostic
 	// diagTimer debounces diagnostics.
 	diagTimer *time.Timer
 	closed    bool

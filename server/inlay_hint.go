@@ -31,7 +31,21 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 	hints := []lspext.InlayHint{}
 	for _, m := range messagesIn(doc, span) {
 		for _, r := range m.ToolResults {
-			if !r.IsPlaceholder() || r.Fence == nil || strings.TrimSpace(r.Content) != "" {
+			if r.Fence == nil {
+				continue
+			}
+			if !r.IsPlaceholder() {
+				if path := fullOutputPath(r.Content); path != "" {
+					pos := doc.Lines.Position(r.Fence.OpenerSpan.End, snap.enc)
+					hints = append(hints, lspext.InlayHint{
+						Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
+						Label:       "truncated · full output: " + path,
+						PaddingLeft: true,
+					})
+				}
+				continue
+			}
+			if strings.TrimSpace(r.Content) != "" {
 				continue
 			}
 			u := doc.ToolUse(r.ID)
@@ -70,4 +84,25 @@ func fromLSPRange(r protocol.Range) chatdoc.Range {
 
 func fromLSPPosition(p protocol.Position) chatdoc.Position {
 	return chatdoc.Position{Line: int(p.Line), Character: int(p.Character)}
+}
+
+// fullOutputPath finds the file named by a truncated result's note
+// ("[Showing lines A-B of N. Full output: PATH]"), or "".
+func fullOutputPath(content string) string {
+	const marker = ". Full output: "
+	i := strings.LastIndex(content, marker)
+	if i < 0 {
+		return ""
+	}
+	lineStart := strings.LastIndexByte(content[:i], '\n') + 1
+	rest := content[i+len(marker):]
+	end := strings.IndexByte(rest, '\n')
+	if end < 0 {
+		end = len(rest)
+	}
+	line := strings.TrimRight(rest[:end], "\r")
+	if !strings.HasPrefix(content[lineStart:], "[Showing lines ") || !strings.HasSuffix(line, "]") {
+		return ""
+	}
+	return strings.TrimSuffix(line, "]")
 }

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/chatdoc/chatgen"
+	"github.com/chatls/chatls/server/lspext"
+)
+
+// pendingTail is the usual end of a long conversation: the model's last
+// calls waiting for approval.
+var pendingTail = func() string {
+	text := "\n@Assistant:\nFive more steps.\n"
+	results := "\n@You:\n"
+	for i := 0; i < 5; i++ {
+		text += fmt.Sprintf("\n**Tool Use:** `bash` (`toolu_tail%d`)\n\n```json\n{\"command\":\"go test ./pkg%d/...\",\"timeout\":null,\"label\":\"step %d\"}\n```\n", i, i, i)
+		results += fmt.Sprintf("\n**Tool Result:** `toolu_tail%d`\n\n```flemma:tool status=pending\n```\n", i)
+	}
+	return text + results
+}()
+
+// openBig installs the generated 10 MB document as an open document of a
+// fresh server and returns the snapshot requests see.
+func openBig(b *testing.B) (*Server, *snapshot) {
+	b.Helper()
+	s := New(Options{NoCustomTools: true, StateDir: b.TempDir()})
+	doc := chatdoc.Parse(chatgen.Generate(10<<20, 1) + pendingTail)
+	uri := "file:///bench/big.chat"
+	s.docs[uri] = newDocState(uri, doc, 1)
+	return s, &snapshot{uri: uri, doc: doc, version: 1, enc: chatdoc.UTF16}
+}
+
+func rangeParams(uri string, fromLine, toLine int) *json.RawMessage {
+	raw := json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%q},"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":0}},"context":{"diagnostics":[]}}`, uri, fromLine, toLine))
+	return &raw
+}
+
+// BenchmarkInlayHintsVisibleRange10MB asks for the hints of one screen
+// (80 lines) near the end of the 10 MB document.
+func BenchmarkInlayHintsVisibleRange10MB(b *testing.B) {
+	s, snap := openBig(b)
+	last := snap.doc.Lines.LineCount()
+	params := rangeParams(snap.uri, last-80, last)
+	if hints, _ := s.inlayHints(context.Background(), params, snap); len(hints.([]lspext.InlayHint)) != 5 {
+		b.Fatalf("want the 5 pending calls' hints, got %v", hints)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.inlayHints(context.Background(), params, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCodeActionsAtPlaceholder10MB asks for the actions at the last
+// placeholder (it also builds "Approve all N pending" over the document).
+func BenchmarkCodeActionsAtPlaceholder10MB(b *testing.B) {
+	s, snap := openBig(b)
+	var last *chatdoc.ToolResult
+	for _, r := range snap.doc.ToolResults {
+		if r.IsPlaceholder() {
+			last = r
+		}
+	}
+	if last == nil {
+		b.Skip("the generated document has no placeholder")
+	}
+	line := snap.doc.Lines.Position(last.Span.Start, chatdoc.UTF16).Line
+	params := rangeParams(snap.uri, line, line)
+	// Diagnostics of the snapshot were computed when they were published.
+	s.cachedDiagnostics(s.docs[snap.uri], snap.doc, true)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.codeActions(context.Background(), params, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
