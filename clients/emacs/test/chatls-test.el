@@ -1,0 +1,122 @@
+;;; chatls-test.el --- Batch test of chatls.el with eglot and the real server  -*- lexical-binding: t; indent-tabs-mode: nil -*-
+
+;; Run by clients/emacs/test/run.sh:
+;;   emacs --batch -l chatls-test.el      (not -Q: Debian's elpa-eglot loads at startup)
+;; Env: CHATLS_BIN, CHATLS_WS (workspace holding approve-echo.chat), CHATLS_EL, CHATLS_LOG.
+;; It acts as a user: open the file, read the preview, press C-c C-a with
+;; point in the tool call, see the output written, press C-c C-c, save.
+
+;;; Code:
+
+(require 'package)
+(package-initialize)
+(require 'eglot)
+(require 'flymake)
+(require 'cl-lib)
+(load (getenv "CHATLS_EL") nil t)
+
+(defvar chatls-test-passed 0)
+(defvar chatls-test-failed 0)
+
+(defun chatls-test-check (name ok &optional detail)
+  (if ok (cl-incf chatls-test-passed) (cl-incf chatls-test-failed))
+  (princ (format "%s %s%s\n" (if ok "PASS" "FAIL") name
+                 (if (or ok (null detail)) "" (format ": %S" detail))))
+  ok)
+
+(defun chatls-test-finish ()
+  (princ (format "emacs: %d passed, %d failed\n" chatls-test-passed chatls-test-failed))
+  (kill-emacs (if (zerop chatls-test-failed) 0 1)))
+
+(defun chatls-test-wait (seconds pred)
+  "Process server messages until PRED holds or SECONDS pass.
+Batch Emacs never goes idle, so eglot's idle timer that sends
+didChange never fires: send pending changes here instead."
+  (let ((end (+ (float-time) seconds)) ok)
+    (while (and (not (setq ok (funcall pred))) (< (float-time) end))
+      (when (and (eglot-managed-p) eglot--change-idle-timer)
+        (cancel-timer eglot--change-idle-timer)
+        (setq eglot--change-idle-timer nil)
+        (eglot--signal-textDocument/didChange))
+      (accept-process-output nil 0.05))
+    ok))
+
+(defun chatls-test-line-start (regexp)
+  (save-excursion (goto-char (point-min)) (re-search-forward regexp) (line-beginning-position)))
+
+(setq chatls-program (list (getenv "CHATLS_BIN") "--log-file" (getenv "CHATLS_LOG"))
+      eglot-sync-connect 10
+      eglot-autoshutdown nil
+      ;; Left at its default on purpose: chatls.el must not need it changed.
+      eglot-confirm-server-initiated-edits 'confirm)
+
+;; Fail instead of hanging if anything asks a question in batch.
+(fset 'y-or-n-p (lambda (prompt) (error "Unexpected question: %s" prompt)))
+
+(let* ((file (expand-file-name "approve-echo.chat" (getenv "CHATLS_WS")))
+       (on-disk (with-temp-buffer (insert-file-contents file) (buffer-string))))
+  (find-file file)
+  (chatls-test-check "major mode is chatls-mode" (eq major-mode 'chatls-mode) major-mode)
+  (font-lock-ensure)
+  (chatls-test-check "font-lock: role marker"
+                     (eq (get-text-property (chatls-test-line-start "^@Assistant:") 'face) 'chatls-role-face))
+  (chatls-test-check "font-lock: placeholder status"
+                     (save-excursion (goto-char (point-min)) (re-search-forward "status=\\(pending\\)")
+                                     (memq 'chatls-status-face (ensure-list (get-text-property (match-beginning 1) 'face)))))
+
+  (condition-case err
+      (apply #'eglot (eglot--guess-contact))
+    (error (chatls-test-check "eglot starts chatls" nil err) (chatls-test-finish)))
+  (let ((server (eglot-current-server)))
+    (chatls-test-check "eglot manages the buffer with chatls-eglot-server"
+                       (and server (eq (eieio-object-class server) 'chatls-eglot-server)) server)
+    (chatls-test-check "language id is chat" (equal (eglot--language-id server) "chat")))
+
+  (chatls-test-wait 8 (lambda () (flymake-diagnostics)))
+  (let ((diags (flymake-diagnostics)))
+    (chatls-test-check "pending approval diagnostic (Information -> eglot-note)"
+                       (cl-some (lambda (d) (eq (flymake-diagnostic-type d) 'eglot-note)) diags)
+                       (mapcar #'flymake-diagnostic-text diags)))
+  (chatls-test-check "opening the file changed nothing"
+                     (and (not (buffer-modified-p)) (equal (buffer-string) on-disk)))
+
+  ;; eglot 1.9 has no inlay hints: ask as a newer client would.
+  (let* ((hints (jsonrpc-request (eglot--current-server-or-lose) :textDocument/inlayHint
+                                 (list :textDocument (eglot--TextDocumentIdentifier)
+                                       :range (list :start '(:line 0 :character 0)
+                                                    :end (list :line (count-lines (point-min) (point-max)) :character 0)))))
+         (labels (mapcar (lambda (h) (let ((l (plist-get h :label)))
+                                       (if (stringp l) l (mapconcat (lambda (p) (plist-get p :value)) l ""))))
+                         hints)))
+    (chatls-test-check "inlay hint previews the call"
+                       (cl-some (lambda (l) (string-prefix-p "bash: $ echo hello-from-chatls" l)) labels) labels))
+
+  (chatls-test-check "mode line counts the pending call" (equal (chatls-mode-line) " [1 pending, 0 running]") (chatls-mode-line))
+
+  ;; Point inside the tool use's JSON: the Approve action is found at its placeholder.
+  (goto-char (chatls-test-line-start "\"command\":\"echo hello-from-chatls\""))
+  (let ((titles (mapcar (lambda (a) (plist-get a :title)) (chatls--actions-here "toolu_01A"))))
+    (chatls-test-check "code actions Approve and Reject"
+                       (and (cl-some (lambda (tl) (string-prefix-p "Approve bash: $ echo hello-from-chatls" tl)) titles)
+                            (cl-some (lambda (tl) (string-prefix-p "Reject bash" tl)) titles))
+                       titles))
+  (condition-case err
+      (call-interactively (key-binding (kbd "C-c C-a")))
+    (error (chatls-test-check "C-c C-a runs chatls-approve" nil err)))
+  (chatls-test-check "C-c C-a: the result is written into the buffer"
+                     (chatls-test-wait 15 (lambda () (string-match-p "\nhello-from-chatls\n" (buffer-string))))
+                     (buffer-string))
+  (chatls-test-check "no placeholder left" (not (string-match-p "^```flemma:" (buffer-string))))
+  (chatls-test-check "mode line idle after the run" (equal (chatls-mode-line) "") (chatls-mode-line))
+
+  (let ((r (call-interactively (key-binding (kbd "C-c C-c")))))
+    (chatls-test-check "C-c C-c runs chatls.advance: ready to send" (eq (plist-get r :ready) t) r))
+
+  (save-buffer)
+  (chatls-test-check "saved file holds the result"
+                     (with-temp-buffer (insert-file-contents file)
+                                       (string-match-p "\nhello-from-chatls\n" (buffer-string))))
+  (ignore-errors (eglot-shutdown (eglot--current-server-or-lose)))
+  (chatls-test-finish))
+
+;;; chatls-test.el ends here

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Batch Emacs + eglot test of clients/emacs/chatls.el against the real server.
+# usage: run.sh /path/to/chatls
+set -euo pipefail
+BIN=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+EL=$(dirname "$HERE")/chatls.el
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/chatls-emacs.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+mkdir -p "$SCRATCH/ws" "$SCRATCH/config" "$SCRATCH/state" "$SCRATCH/home"
+cp "$HERE/../../testdata/approve-echo.chat" "$SCRATCH/ws/"
+
+# chatls.el must byte-compile without warnings (both eglot and lsp-mode glue).
+(cd "$SCRATCH" && cp "$EL" . && emacs --batch --eval '(package-initialize)' \
+  --eval '(setq byte-compile-error-on-warn t)' -f batch-byte-compile chatls.el 2>&1 | grep -v '^Loading') ||
+  true
+if [ -f "$SCRATCH/chatls.elc" ]; then echo "PASS chatls.el byte-compiles without warnings"; else echo "FAIL chatls.el byte-compile"; exit 1; fi
+
+status=0
+# HOME: keep ~/.emacs.d out; Debian's elpa packages still load from /usr/share.
+HOME=$SCRATCH/home CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/ws CHATLS_EL=$EL CHATLS_LOG=$SCRATCH/chatls.log \
+  XDG_CONFIG_HOME=$SCRATCH/config XDG_STATE_HOME=$SCRATCH/state \
+  timeout 60 emacs --batch -l "$HERE/chatls-test.el" </dev/null >"$SCRATCH/emacs.out" 2>&1 || status=$?
+if [ "$status" = 0 ]; then
+  # eglot is chatty in batch; its messages only help when something failed.
+  grep -E '^(PASS|FAIL|emacs:)' "$SCRATCH/emacs.out"
+else
+  grep -v -e '^Loading' "$SCRATCH/emacs.out"
+  [ "$status" = 124 ] && echo "emacs: timed out after 60 s"
+  echo "--- server log (last 40 lines):"
+  tail -n 40 "$SCRATCH/chatls.log" 2>/dev/null || true
+fi
+exit "$status"

@@ -1,0 +1,2 @@
+; .chat reuses Helix's markdown grammar (languages.toml: grammar = "markdown").
+; inherits: markdown

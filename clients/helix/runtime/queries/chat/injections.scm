@@ -1,0 +1,2 @@
+; Fenced JSON tool inputs and inline markdown, as for markdown.
+; inherits: markdown

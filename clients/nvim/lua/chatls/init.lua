@@ -1,0 +1,119 @@
+-- chatls for Neovim 0.7+: starts the chatls language server for .chat files
+-- (one per workspace), adds key maps for the approval cycle, draws inlay hints
+-- on versions without native support, and offers a statusline function.
+--
+--   require('chatls').setup({ cmd = { 'chatls' }, settings = { tools = { ... } } })
+local actions = require('chatls.actions')
+local hints = require('chatls.hints')
+local lsp = require('chatls.lsp')
+local status = require('chatls.status')
+
+local M = {}
+
+M.defaults = {
+  cmd = { 'chatls' },
+  cmd_env = nil,
+  -- SPEC §4 settings, sent as initializationOptions and workspace/configuration.
+  settings = nil,
+  hints = true,
+  -- Buffer-local maps in .chat buffers; set one to false to leave it out.
+  keys = {
+    advance = '<C-]>',
+    run = '<M-CR>',
+    approve = '<LocalLeader>y',
+    reject = '<LocalLeader>n',
+    approve_all = '<LocalLeader>Y',
+    cancel = '<LocalLeader>c',
+    explain = '<LocalLeader>e',
+  },
+  on_attach = nil, -- function(client, bufnr) called after ours
+}
+
+M.options = nil
+
+local KEY_DOCS = {
+  advance = 'chatls: next step (categorize, run approved, or ready to send)',
+  run = 'chatls: run the tool call under the cursor',
+  approve = 'chatls: approve the tool call under the cursor',
+  reject = 'chatls: reject the tool call under the cursor',
+  approve_all = 'chatls: approve all pending calls',
+  cancel = 'chatls: cancel the running tool under the cursor',
+  explain = 'chatls: explain the policy decision for the call under the cursor',
+}
+
+local function set_keys(bufnr)
+  for name, lhs in pairs(M.options.keys or {}) do
+    if lhs and actions[name] then
+      vim.keymap.set('n', lhs, function()
+        actions[name](bufnr)
+      end, { buffer = bufnr, desc = KEY_DOCS[name], silent = true })
+    end
+  end
+end
+
+local function on_attach(client, bufnr)
+  set_keys(bufnr)
+  if M.options.hints then
+    hints.enable(bufnr)
+  end
+  if M.options.on_attach then
+    M.options.on_attach(client, bufnr)
+  end
+end
+
+local function handlers()
+  local h = { ['$/progress'] = status.on_progress }
+  if not hints.native then
+    h['workspace/inlayHint/refresh'] = hints.on_refresh
+  end
+  return h
+end
+
+-- attach starts/reuses the workspace's server for a chat buffer.
+function M.attach(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_name(bufnr) == '' then
+    return -- the server keys documents by file URI
+  end
+  local opts = vim.tbl_extend('force', M.options, { on_attach = on_attach })
+  return lsp.attach(bufnr, opts, handlers())
+end
+
+local COMMANDS = {
+  ChatlsAdvance = 'advance',
+  ChatlsRun = 'run',
+  ChatlsApprove = 'approve',
+  ChatlsReject = 'reject',
+  ChatlsApproveAll = 'approve_all',
+  ChatlsCancel = 'cancel',
+  ChatlsExplain = 'explain',
+  ChatlsTools = 'list_tools',
+}
+
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend('force', M.defaults, opts or {})
+  local group = vim.api.nvim_create_augroup('chatls', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = 'chat',
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  for name, fn in pairs(COMMANDS) do
+    vim.api.nvim_create_user_command(name, function()
+      actions[fn]()
+    end, { desc = 'chatls: ' .. fn:gsub('_', ' ') })
+  end
+  -- Buffers opened before setup() ran.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'chat' then
+      M.attach(b)
+    end
+  end
+end
+
+M.statusline = status.statusline
+M.actions = actions
+
+return M

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Headless Neovim test of clients/nvim against the real server.
+# usage: run.sh /path/to/chatls   (clients/test.sh passes the binary it built)
+set -euo pipefail
+BIN=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+PLUGIN=$(dirname "$HERE")
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/chatls-nvim.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# A workspace of its own, and XDG dirs so the user's config and journal are
+# neither read nor written.
+mkdir -p "$SCRATCH/ws" "$SCRATCH/config" "$SCRATCH/state" "$SCRATCH/data"
+cp "$PLUGIN/../testdata/approve-echo.chat" "$SCRATCH/ws/"
+
+cd "$SCRATCH/ws"
+status=0
+CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$SCRATCH/chatls.log \
+  XDG_CONFIG_HOME=$SCRATCH/config XDG_STATE_HOME=$SCRATCH/state XDG_DATA_HOME=$SCRATCH/data \
+  timeout 60 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/test.lua" </dev/null || status=$?
+if [ "$status" != 0 ]; then
+  [ "$status" = 124 ] && echo "nvim: timed out after 60 s"
+  echo "--- server log (last 40 lines):"
+  tail -n 40 "$SCRATCH/chatls.log" 2>/dev/null || true
+fi
+exit "$status"

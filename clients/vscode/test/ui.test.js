@@ -1,0 +1,257 @@
+// Real VS Code (code-server 4.100.3 = Code 1.100.3) driven through its UI by
+// Debian's chromium with playwright-core (EDITORS.md §3):
+//   1. install the packaged .vsix, start code-server, open the workspace;
+//   2. the extension's self-test (src/selftest.ts) runs on activation and
+//      reports through a JSON file;
+//   3. as a user: open ui.chat, see the preview hint and the status bar,
+//      Ctrl+. -> choose "Approve bash: ...", see the output written, save.
+// Every step prints PASS/FAIL with its name, so a broken workaround says
+// exactly which step failed.
+//
+// env: CHATLS_BIN, CODE_SERVER (binary), VSIX, SCRATCH (empty dir),
+//      CHATLS_SCREENSHOT_DIR (optional: where the PNGs go)
+const cp = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const env = (k) => {
+  if (!process.env[k]) throw new Error(`${k} not set`);
+  return process.env[k];
+};
+const BIN = env('CHATLS_BIN');
+const CODE_SERVER = env('CODE_SERVER');
+const VSIX = env('VSIX');
+const SCRATCH = env('SCRATCH');
+const SHOTS = process.env.CHATLS_SCREENSHOT_DIR || SCRATCH;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const FIXTURE = path.join(__dirname, '..', '..', 'testdata', 'approve-echo.chat');
+
+let passed = 0;
+let failed = 0;
+const t0 = Date.now();
+const log = (s) => console.log(s);
+
+async function step(name, fn) {
+  const start = Date.now();
+  try {
+    const r = await fn();
+    passed++;
+    log(`PASS ${name} (${Date.now() - start} ms)`);
+    return r;
+  } catch (e) {
+    failed++;
+    log(`FAIL ${name}: ${(e && e.message) || e}`);
+    throw e;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitHttp(url, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${ms} ms`);
+}
+
+async function waitFile(file, pred, ms) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = JSON.parse(fs.readFileSync(file, 'utf8'));
+      if (pred(last)) return last;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out; last report: ${JSON.stringify(last)}`);
+}
+
+// Monaco renders spaces as U+00A0; compare on normalized text.
+const norm = (s) => s.replace(/\u00a0/g, ' ');
+
+async function main() {
+  const dirs = {};
+  for (const d of ['ws', 'user-data', 'extensions', 'config', 'state', 'data', 'browser']) {
+    dirs[d] = path.join(SCRATCH, d);
+    fs.mkdirSync(dirs[d], { recursive: true });
+  }
+  const fixture = fs.readFileSync(FIXTURE, 'utf8');
+  fs.writeFileSync(path.join(dirs.ws, 'selftest.chat'), fixture);
+  fs.writeFileSync(path.join(dirs.ws, 'ui.chat'), fixture);
+  const openerLine = fixture.split('\n').findIndex((l) => l.startsWith('```flemma:tool')) + 1;
+  const serverLog = path.join(SCRATCH, 'chatls.log');
+  fs.mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dirs['user-data'], 'User', 'settings.json'),
+    JSON.stringify({
+      'chatls.server.path': BIN,
+      'chatls.server.args': ['--log-file', serverLog],
+      'chatls.tools.maxConcurrent': 2, // the self-test checks only this is sent
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'security.workspace.trust.enabled': false,
+      'editor.inlayHints.enabled': 'on',
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+    }),
+  );
+  const childEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: dirs.config,
+    XDG_STATE_HOME: dirs.state,
+    XDG_DATA_HOME: dirs.data,
+    CHATLS_SELFTEST_RESULT: path.join(SCRATCH, 'selftest.json'),
+  };
+  const csArgs = ['--user-data-dir', dirs['user-data'], '--extensions-dir', dirs.extensions];
+
+  await step('install the .vsix into code-server', () => {
+    const out = cp.execFileSync(CODE_SERVER, [...csArgs, '--install-extension', VSIX], { env: childEnv, encoding: 'utf8', timeout: 60000 });
+    if (!/successfully installed/i.test(out)) throw new Error(out);
+  });
+
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(SCRATCH, 'code-server.log'), 'w');
+  const server = cp.spawn(
+    CODE_SERVER,
+    [...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', dirs.ws],
+    { env: childEnv, stdio: ['ignore', csLog, csLog], detached: true },
+  );
+  let ctx;
+  try {
+    await step('code-server answers on its port', () => waitHttp(`http://127.0.0.1:${port}/healthz`, 30000));
+    ctx = await step('chromium starts (playwright-core, /usr/bin/chromium)', () =>
+      chromium.launchPersistentContext(dirs.browser, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 720 },
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      }),
+    );
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    await step('workbench loads', async () => {
+      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    });
+
+    // The extension activates on workspaceContains:**/*.chat and runs its self-test.
+    const report = await step('extension self-test finishes', () => waitFile(childEnv.CHATLS_SELFTEST_RESULT, (r) => r.done, 60000));
+    for (const c of report.checks) {
+      if (c.ok) passed++;
+      else failed++;
+      log(`${c.ok ? 'PASS' : 'FAIL'} self-test: ${c.name}${c.ok ? '' : ': ' + JSON.stringify(c.detail)}`);
+    }
+    if (report.error) {
+      failed++;
+      log(`FAIL self-test error: ${report.error}`);
+    }
+
+    await step('open ui.chat from the explorer', async () => {
+      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'ui.chat' });
+      await row.first().waitFor({ timeout: 30000 });
+      await row.first().dblclick();
+      await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('ui.chat'), null, { timeout: 15000 });
+    });
+    const editorText = () => page.evaluate(() => [...document.querySelectorAll('.editor-group-container.active .monaco-editor .view-lines')].map((e) => e.innerText).join('\n'));
+
+    await step('inlay hint drawn: "bash: $ echo hello-from-chatls"', async () => {
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('.monaco-editor .view-lines')].some((e) => /bash:\s\$\secho\shello-from-chatls/.test(e.innerText)),
+        null,
+        { timeout: 30000, polling: 250 },
+      );
+    });
+    await step('status bar shows 1 pending', async () => {
+      await page.locator('.statusbar-item', { hasText: '1 pending' }).first().waitFor({ timeout: 10000 });
+    });
+    // Go to the fence opener so the quick-fix lightbulb belongs to the placeholder.
+    await page.keyboard.press('Control+g');
+    await page.keyboard.type(String(openerLine));
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    if (process.env.CHATLS_SCREENSHOT_DIR) {
+      // For the docs: let the self-test's transient "ready to send" message fade first.
+      await page
+        .waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent.includes('ready to send')), null, { timeout: 8000 })
+        .catch(() => {});
+    }
+    await page.screenshot({ path: path.join(SHOTS, 'vscode-pending.png') });
+
+    await step('quick fix menu (Ctrl+.) offers "Approve bash: $ echo hello-from-chatls"', async () => {
+      await page.keyboard.press('Control+.');
+      const rows = page.locator('.action-widget .monaco-list-row');
+      await rows.first().waitFor({ timeout: 10000 });
+      const texts = (await rows.allInnerTexts()).map(norm);
+      if (!texts.some((t) => t.includes('Approve bash: $ echo hello-from-chatls'))) throw new Error(`menu rows: ${JSON.stringify(texts)}`);
+      if (!texts.some((t) => t.includes('Reject bash'))) throw new Error(`no Reject in ${JSON.stringify(texts)}`);
+      await page.screenshot({ path: path.join(SHOTS, 'vscode-quickfix.png') });
+    });
+    await step('choose Approve: the output is written into the editor', async () => {
+      // Keyboard, as a user would: a pointer-block overlay swallows clicks on the menu.
+      for (let n = 0; ; n++) {
+        const focused = norm((await page.locator('.action-widget .monaco-list-row.focused').first().getAttribute('aria-label')) ?? '');
+        if (focused.startsWith('Approve bash: $ echo hello-from-chatls')) break;
+        if (n > 10) throw new Error(`could not focus Approve (focused: ${focused})`);
+        await page.keyboard.press('ArrowDown');
+      }
+      await page.keyboard.press('Enter');
+      const end = Date.now() + 20000;
+      while (!norm(await editorText()).split('\n').includes('hello-from-chatls')) {
+        if (Date.now() > end) throw new Error(`editor text: ${norm(await editorText())}`);
+        await page.waitForTimeout(250);
+      }
+    });
+    await step('status bar back to idle', async () => {
+      await page.waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => /pending|running/.test(e.textContent)), null, { timeout: 10000 });
+    });
+    // The server sends workspace/codeLens/refresh; give the editor a moment to drop the old lens.
+    await page
+      .waitForFunction(() => ![...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent.includes('Approve')), null, { timeout: 3000 })
+      .catch(() => {});
+    await page.screenshot({ path: path.join(SHOTS, 'vscode-result.png') });
+    await step('Ctrl+S saves the result to disk', async () => {
+      await page.keyboard.press('Control+s');
+      const file = path.join(dirs.ws, 'ui.chat');
+      const end = Date.now() + 10000;
+      while (!fs.readFileSync(file, 'utf8').includes('\nhello-from-chatls\n')) {
+        if (Date.now() > end) throw new Error(fs.readFileSync(file, 'utf8'));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    });
+  } finally {
+    if (ctx) await ctx.close().catch(() => {});
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // its process group: code-server and its helpers
+    } catch {}
+  }
+}
+
+main()
+  .catch((e) => {
+    if (!failed) {
+      failed++;
+      log(`FAIL ${e && e.message}`);
+    }
+  })
+  .finally(() => {
+    log(`vscode: ${passed} passed, ${failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    if (failed) log(`logs: ${SCRATCH}/code-server.log, ${SCRATCH}/chatls.log`);
+    process.exit(failed ? 1 : 0);
+  });
