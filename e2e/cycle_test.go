@@ -156,3 +156,17 @@ func TestCRLFKeptInEveryEncoding(t *testing.T) {
 		})
 	}
 }
+
+// chatls.advance without arguments (Helix's command picker) advances every
+// open document.
+func TestAdvanceWithoutArgumentsCoversEveryDocument(t *testing.T) {
+	s := start(t, sessionOptions{})
+	a := s.open("a.chat", corpus(t, "09-aborted.chat"))
+	b := s.open("b.chat", corpus(t, "14-rejected.chat"))
+	var out map[string]any
+	if err := s.c.Call(s.ctx, "workspace/executeCommand", map[string]any{"command": "chatls.advance"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(a, "Response interrupted by the user.")
+	s.waitText(b, "This tool has been rejected by the user.")
+}

@@ -38,6 +38,10 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 	if p.Command == "chatls.listTools" {
 		return s.listTools(), nil
 	}
+	if p.Command == "chatls.advance" && args.URI == "" {
+		// Pickers such as Helix's send commands without arguments.
+		return s.advanceAll(ctx)
+	}
 	ds, doc, _, _ := s.current(args.URI)
 	if ds == nil {
 		return nil, invalidParams(fmt.Errorf("%s: the document %q is not open", p.Command, args.URI))
@@ -175,4 +179,34 @@ func (s *Server) listTools() any {
 		out = append(out, map[string]any{"name": d.Name, "description": d.Description, "source": d.Source, "schema": d.Schema, "annotations": d.Annotations})
 	}
 	return out
+}
+
+// phaseRank orders phases from "nothing left" to "most happened".
+var phaseRank = map[string]int{"send": 0, "wait": 1, "execute": 2, "categorize": 3}
+
+// advanceAll runs chatls.advance on every open document and sums the reports.
+func (s *Server) advanceAll(ctx context.Context) (any, error) {
+	s.mu.Lock()
+	docs := make([]*docState, 0, len(s.docs))
+	for _, ds := range s.docs {
+		docs = append(docs, ds)
+	}
+	s.mu.Unlock()
+	total := stepReport{Phase: "send", Ready: true}
+	for _, ds := range docs {
+		r := s.step(ctx, ds, true)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		total.Pending += r.Pending
+		total.Running += r.Running
+		total.Ready = total.Ready && r.Ready
+		if phaseRank[r.Phase] > phaseRank[total.Phase] {
+			total.Phase = r.Phase // the busiest document's phase wins
+		}
+	}
+	if total.Phase == "send" {
+		total.Message = "ready to send"
+	}
+	return total, nil
 }
