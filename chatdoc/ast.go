@@ -1,5 +1,5 @@
 // Package chatdoc parses and writes the .chat format (SPEC §1). It is pure:
-// no LSP or RPC types. All offsets are byte offsets into Document.Text;
+// no LSP or RPC types. All offsets are byte offsets into Document.Text();
 // Span is half-open [Start, End).
 package chatdoc
 
@@ -171,7 +171,6 @@ type OptionOp struct {
 
 // Document is an immutable parsed snapshot. Never mutate it after Parse.
 type Document struct {
-	Text        string
 	Newline     string // "\n" or "\r\n": the style edits must use
 	Lines       *LineIndex
 	Frontmatter *Frontmatter // nil when absent
@@ -180,7 +179,13 @@ type Document struct {
 	ToolResults []*ToolResult // all tool results in document order
 	Diagnostics []Diagnostic
 
+	text   *pieceText  // the text, in pieces (see text.go)
+	joined *joinedText // Text(), joined on demand
+
 	bodyStart  int          // end of the frontmatter: where messages (or ignored text) begin
 	fmDiags    []Diagnostic // frontmatter findings, kept for incremental updates
 	idFindings []idFinding  // duplicate and orphan IDs, by list index
+	ids        idIndex      // first tool use and result per ID
+
+	firstLineOpener bool // line 1 reads as a frontmatter opener (edits may complete one)
 }

@@ -26,7 +26,7 @@ func TestGeneratedDocumentShape(t *testing.T) {
 	if turns < 6000 || turns > 9000 || len(d.ToolUses) != len(d.ToolResults) || len(d.Diagnostics) != 0 {
 		t.Fatalf("%d turns, %d uses, %d results, diagnostics %v", turns, len(d.ToolUses), len(d.ToolResults), d.Diagnostics[:min(3, len(d.Diagnostics))])
 	}
-	t.Logf("%d bytes, %d messages, %d turns, %d tool uses, %d lines", len(d.Text), len(d.Messages), turns, len(d.ToolUses), d.Lines.LineCount())
+	t.Logf("%d bytes, %d messages, %d turns, %d tool uses, %d lines", len(d.Text()), len(d.Messages), turns, len(d.ToolUses), d.Lines.LineCount())
 }
 
 func BenchmarkParse10MB(b *testing.B) {
@@ -46,7 +46,9 @@ func BenchmarkNewLineIndex10MB(b *testing.B) {
 }
 
 // benchEdit types one character and deletes it again, alternately, at the
-// given place, so the document does not grow.
+// given place, so the document does not grow. Each edit applies to the
+// previous snapshot, which becomes garbage: the collector's share is
+// included.
 func benchEdit(b *testing.B, at func(d *Document) int) {
 	d := Parse(bench10MB())
 	pos := at(d)
@@ -68,12 +70,46 @@ func BenchmarkApplyOneCharEdit10MB(b *testing.B) {
 	benchEdit(b, func(d *Document) int { return d.Messages[len(d.Messages)-1].Span.Start + len("@You:\n") })
 }
 
+// Typing at the very end of the document, after the last message's tool
+// results: where a prompt is typed and where a model streams.
+func BenchmarkApplyOneCharEditEOF10MB(b *testing.B) {
+	benchEdit(b, func(d *Document) int { return d.Len() })
+}
+
 // Typing in the middle: every later message is shifted.
 func BenchmarkApplyOneCharEditMiddle10MB(b *testing.B) {
 	benchEdit(b, func(d *Document) int { m := d.Messages[len(d.Messages)/2]; return m.MarkerSpan.End + 1 })
 }
 
-// The floor set by Document.Text being one string: copying 10 MB per edit.
+// Looking up every tool result by ID, as the server's cycle does.
+func BenchmarkToolResultLookup(b *testing.B) {
+	d := Parse(bench10MB())
+	ids := make([]string, len(d.ToolUses))
+	for i, u := range d.ToolUses {
+		ids[i] = u.ID
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, id := range ids {
+			if d.ToolResult(id) == nil {
+				b.Fatal(id)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ids)), "ns/lookup")
+}
+
+// Text() of an updated snapshot: joining the pieces, once per snapshot.
+func BenchmarkTextJoin10MB(b *testing.B) {
+	d := Parse(bench10MB())
+	d = d.Replace(Span{d.Len() / 2, d.Len() / 2}, "x")
+	b.SetBytes(int64(d.Len()))
+	for b.Loop() {
+		_ = d.text.String()
+	}
+}
+
+// The old floor, when Document.Text was one string: copying 10 MB per edit.
 func BenchmarkStringSplice10MB(b *testing.B) {
 	text := bench10MB()
 	mid := len(text) / 2

@@ -52,7 +52,7 @@ func TestCorpusGolden(t *testing.T) {
 	for name, text := range corpusTexts(t) {
 		t.Run(name, func(t *testing.T) {
 			doc := Parse(text)
-			if doc.Text != text || ApplyEdits(doc.Text, nil) != text {
+			if doc.Text() != text || ApplyEdits(doc.Text(), nil) != text {
 				t.Fatal("parse then print is not byte-identical")
 			}
 			js, err := ParseJSON(doc, doc.Diagnostics)

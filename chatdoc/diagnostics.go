@@ -45,31 +45,47 @@ type idFinding struct {
 	index  int
 }
 
-func findIDProblems(uses []*ToolUse, results []*ToolResult) []idFinding {
+// idIndex maps each ID to the list position of its first tool use and first
+// result. Built with the findings; snapshots whose ID sequences are equal
+// share it, so lookups by ID are O(1) without a per-keystroke rebuild.
+type idIndex struct {
+	uses, results map[string]int
+}
+
+func findIDProblems(uses []*ToolUse, results []*ToolResult) ([]idFinding, idIndex) {
 	var out []idFinding
-	haveUse := make(map[string]bool, len(uses))
+	ids := idIndex{uses: make(map[string]int, len(uses)), results: make(map[string]int, len(results))}
 	for i, u := range uses {
-		if haveUse[u.ID] {
+		if _, dup := ids.uses[u.ID]; dup {
 			out = append(out, idFinding{CodeDuplicateToolID, false, i})
+			continue
 		}
-		haveUse[u.ID] = true
+		ids.uses[u.ID] = i
 	}
-	haveResult := make(map[string]bool, len(results))
 	for i, r := range results {
-		if !haveUse[r.ID] {
+		if _, ok := ids.uses[r.ID]; !ok {
 			out = append(out, idFinding{CodeOrphanResult, true, i})
 		}
-		if haveResult[r.ID] {
+		if _, dup := ids.results[r.ID]; dup {
 			out = append(out, idFinding{CodeDuplicateToolResult, true, i})
+			continue
 		}
-		haveResult[r.ID] = true
+		ids.results[r.ID] = i
 	}
-	return out
+	return out, ids
 }
 
 func (d *Document) idDiagnostics() []Diagnostic {
-	out := make([]Diagnostic, 0, len(d.idFindings))
+	return d.idDiagnosticsWhere(func(idFinding) bool { return true })
+}
+
+// idDiagnosticsWhere formats the findings that keep accepts.
+func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
+	var out []Diagnostic
 	for _, f := range d.idFindings {
+		if !keep(f) {
+			continue
+		}
 		if !f.result {
 			u := d.ToolUses[f.index]
 			out = append(out, diag(u.IDSpan, SeverityError, f.code, u.ID,

@@ -58,7 +58,7 @@ func dump(d *Document) string {
 		for _, r := range m.ToolResults {
 			fmt.Fprintf(&b, "  tool result %s id %q status=%q dialect=%q", rng(r.Span), r.ID, r.Status, r.Dialect)
 			if r.StatusSpan != (Span{}) {
-				fmt.Fprintf(&b, " statusSpan %s=%q", rng(r.StatusSpan), d.Text[r.StatusSpan.Start:r.StatusSpan.End])
+				fmt.Fprintf(&b, " statusSpan %s=%q", rng(r.StatusSpan), d.Text()[r.StatusSpan.Start:r.StatusSpan.End])
 			}
 			if len(r.Extra) > 0 {
 				fmt.Fprintf(&b, " extra %v", r.Extra)

@@ -80,14 +80,14 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 		// No You message: create one where the next message (or the end) starts.
 		at := assistant.Span.End
 		var b strings.Builder
-		if at > 0 && d.Text[at-1] != '\n' {
+		if at > 0 && d.Slice(at-1, at) != "\n" {
 			b.WriteString(nl)
 		}
 		b.WriteString("@You:" + nl)
 		for _, it := range items {
 			b.WriteString(nl + placeholderText(it.req, dialect, nl))
 		}
-		if at < len(d.Text) {
+		if at < d.Len() {
 			b.WriteString(nl) // blank line before the next marker
 		}
 		return []TextEdit{{Span: Span{at, at}, NewText: b.String()}}, nil
@@ -146,24 +146,20 @@ func placeholderSlot(d *Document, assistant, you *Message, order int) (at int, b
 		// The line before a result is (normally) blank already.
 		return you.ToolResults[later].Span.Start, "", nl
 	default:
-		at = lineAfter(d.Text, you.MarkerSpan.End)
+		at = d.lineAfter(you.MarkerSpan.End)
 		before = nl
-		if at < you.Span.End && !isBlank(firstLine(d.Text[at:you.Span.End])) {
+		if at < you.Span.End && !isBlank(d.Slice(at, min(you.Span.End, d.Lines.lineEnd(d.Lines.LineOf(at))))) {
 			after = nl // keep a blank line before the user's text
 		}
 	}
-	if at > 0 && d.Text[at-1] != '\n' {
+	if at > 0 && d.Slice(at-1, at) != "\n" {
 		before = nl + before
 	}
 	return at, before, after
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
+// lineAfter is the offset just past the line ending at end.
+func (d *Document) lineAfter(end int) int { return end + lineAfter(d.Slice(end, end+2), 0) }
 
 // placeholderText is one placeholder block ending with a line ending.
 func placeholderText(req PlaceholderRequest, dialect Dialect, nl string) string {
@@ -201,13 +197,13 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 	case st == StatusDone:
 		return nil, fmt.Errorf("a finished result has no status; use ReplaceWithResult")
 	case r.StatusSpan != (Span{}):
-		if d.Text[r.StatusSpan.Start:r.StatusSpan.End] == string(st) {
+		if d.Slice(r.StatusSpan.Start, r.StatusSpan.End) == string(st) {
 			return nil, nil
 		}
 		return []TextEdit{{Span: r.StatusSpan, NewText: string(st)}}, nil
 	case r.Dialect == DialectFence && r.Fence != nil:
 		at := r.Fence.OpenerSpan.Start + r.Fence.Ticks
-		at += strings.Index(d.Text[at:r.Fence.OpenerSpan.End], "flemma:tool") + len("flemma:tool")
+		at += strings.Index(d.Slice(at, r.Fence.OpenerSpan.End), "flemma:tool") + len("flemma:tool")
 		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
 	}
 	return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
@@ -235,7 +231,7 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 		b.WriteString(content + nl)
 	}
 	b.WriteString(fence)
-	if strings.HasSuffix(d.Text[r.Span.Start:r.Span.End], "\n") {
+	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {
 		b.WriteString(nl)
 	}
 	return []TextEdit{{Span: r.Span, NewText: b.String()}}, nil

@@ -17,12 +17,12 @@ func applyAndDiff(t *testing.T, d *Document, edits []TextEdit, err error, name s
 		t.Fatal(err)
 	}
 	for _, e := range edits {
-		if e.Span.Len() >= len(d.Text)/2 && len(d.Text) > 200 {
+		if e.Span.Len() >= len(d.Text())/2 && len(d.Text()) > 200 {
 			t.Fatalf("edit %v is not minimal", e.Span)
 		}
 	}
-	out := ApplyEdits(d.Text, edits)
-	golden(t, filepath.Join("edits", name+".diff"), udiff.Unified("before", "after", d.Text, out))
+	out := ApplyEdits(d.Text(), edits)
+	golden(t, filepath.Join("edits", name+".diff"), udiff.Unified("before", "after", d.Text(), out))
 	return Parse(out)
 }
 
@@ -72,7 +72,7 @@ func TestInsertPlaceholders(t *testing.T) {
 		}
 	})
 	t.Run("creates the You message", func(t *testing.T) {
-		d0 := Parse(strings.TrimSuffix(unanswered.Text, "@You:\n"))
+		d0 := Parse(strings.TrimSuffix(unanswered.Text(), "@You:\n"))
 		edits, err := InsertPlaceholders(d0, reqs[:2], DialectFence)
 		d := applyAndDiff(t, d0, edits, err, "insert-create-you")
 		assertResults(t, d, "call_r1", StatusApproved, "call_b2", StatusPending)
@@ -81,7 +81,7 @@ func TestInsertPlaceholders(t *testing.T) {
 		}
 	})
 	t.Run("creates the You message before a following message", func(t *testing.T) {
-		d0 := Parse(strings.TrimSuffix(unanswered.Text, "@You:\n") + "@Notes:\nkeep me\n")
+		d0 := Parse(strings.TrimSuffix(unanswered.Text(), "@You:\n") + "@Notes:\nkeep me\n")
 		edits, err := InsertPlaceholders(d0, reqs[:1], DialectFence)
 		d := applyAndDiff(t, d0, edits, err, "insert-create-you-before-notes")
 		if got := roles(d); strings.Join(got, ",") != "You,Assistant,You,Notes" {
@@ -90,8 +90,8 @@ func TestInsertPlaceholders(t *testing.T) {
 		assertResults(t, d, "call_r1", StatusApproved)
 	})
 	t.Run("after results for earlier calls, before later ones", func(t *testing.T) {
-		d1 := Parse(ApplyEdits(unanswered.Text, mustEdits(t)(InsertPlaceholders(unanswered, reqs[2:], DialectFence))))
-		d2 := Parse(ApplyEdits(d1.Text, mustEdits(t)(InsertPlaceholders(d1, reqs[:1], DialectFence))))
+		d1 := Parse(ApplyEdits(unanswered.Text(), mustEdits(t)(InsertPlaceholders(unanswered, reqs[2:], DialectFence))))
+		d2 := Parse(ApplyEdits(d1.Text(), mustEdits(t)(InsertPlaceholders(d1, reqs[:1], DialectFence))))
 		edits, err := InsertPlaceholders(d2, reqs[1:2], DialectFence)
 		d := applyAndDiff(t, d2, edits, err, "insert-between")
 		var ids []string
@@ -103,19 +103,19 @@ func TestInsertPlaceholders(t *testing.T) {
 		}
 	})
 	t.Run("before the user's text", func(t *testing.T) {
-		d0 := Parse(unanswered.Text + "and also this\n")
+		d0 := Parse(unanswered.Text() + "and also this\n")
 		edits, err := InsertPlaceholders(d0, reqs[:1], DialectFence)
 		d := applyAndDiff(t, d0, edits, err, "insert-before-text")
 		assertResults(t, d, "call_r1", StatusApproved)
-		if !strings.HasSuffix(d.Text, "```\n\nand also this\n") {
-			t.Fatalf("text %q", d.Text)
+		if !strings.HasSuffix(d.Text(), "```\n\nand also this\n") {
+			t.Fatalf("text %q", d.Text())
 		}
 	})
 	t.Run("CRLF stays CRLF", func(t *testing.T) {
-		d0 := Parse(strings.ReplaceAll(unanswered.Text, "\n", "\r\n"))
+		d0 := Parse(strings.ReplaceAll(unanswered.Text(), "\n", "\r\n"))
 		edits, err := InsertPlaceholders(d0, reqs, DialectFence)
 		d := applyAndDiff(t, d0, edits, err, "insert-crlf")
-		if strings.Count(d.Text, "\n") != strings.Count(d.Text, "\r\n") {
+		if strings.Count(d.Text(), "\n") != strings.Count(d.Text(), "\r\n") {
 			t.Fatal("a bare LF was written")
 		}
 		assertResults(t, d, "call_r1", StatusApproved, "call_b2", StatusPending, "call_w3", StatusApproved)
@@ -192,7 +192,7 @@ func TestSetStatus(t *testing.T) {
 		if r := d0.ToolResult("a"); r.Status != StatusPending || r.Dialect != DialectFence {
 			t.Fatalf("%+v", r)
 		}
-		d := Parse(ApplyEdits(d0.Text, mustEdits(t)(SetStatus(d0, "a", StatusApproved))))
+		d := Parse(ApplyEdits(d0.Text(), mustEdits(t)(SetStatus(d0, "a", StatusApproved))))
 		if r := d.ToolResult("a"); r.Status != StatusApproved || r.Extra[0] != (KV{"sandbox", "false"}) {
 			t.Fatalf("%+v", r)
 		}
@@ -230,7 +230,7 @@ func TestReplaceWithResult(t *testing.T) {
 		d0 := parseCorpus(t, "11-crlf-unicode")
 		edits, err := ReplaceWithResult(d0, "toolu_crlf", "3 café.txt\n2 日本.txt\n5 total", false)
 		d := applyAndDiff(t, d0, edits, err, "result-crlf")
-		if strings.Count(d.Text, "\n") != strings.Count(d.Text, "\r\n") {
+		if strings.Count(d.Text(), "\n") != strings.Count(d.Text(), "\r\n") {
 			t.Fatal("a bare LF was written")
 		}
 		if r := d.ToolResult("toolu_crlf"); r.Content != "3 café.txt\r\n2 日本.txt\r\n5 total" {
@@ -239,7 +239,7 @@ func TestReplaceWithResult(t *testing.T) {
 	})
 	t.Run("empty content", func(t *testing.T) {
 		d0 := parseCorpus(t, "01-pending-bash")
-		d := Parse(ApplyEdits(d0.Text, mustEdits(t)(ReplaceWithResult(d0, "toolu_01A", "", false))))
+		d := Parse(ApplyEdits(d0.Text(), mustEdits(t)(ReplaceWithResult(d0, "toolu_01A", "", false))))
 		if r := d.ToolResult("toolu_01A"); r.Status != StatusDone || r.Content != "" || !r.Fence.Closed {
 			t.Fatalf("%+v", r)
 		}

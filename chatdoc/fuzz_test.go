@@ -18,7 +18,7 @@ func FuzzParse(f *testing.F) {
 	addCorpusSeeds(f, func(text string) { f.Add(text) })
 	f.Fuzz(func(t *testing.T, text string) {
 		d := Parse(text)
-		if d.Text != text || ApplyEdits(d.Text, nil) != text {
+		if d.Text() != text || ApplyEdits(d.Text(), nil) != text {
 			t.Fatal("parse then print is not byte-identical")
 		}
 		checkInvariants(t, d)
@@ -34,19 +34,28 @@ func FuzzIncremental(f *testing.F) {
 		f.Add(text, uint16(len(text)/3), uint16(0), "```\n")
 	})
 	f.Fuzz(func(t *testing.T, text string, at, length uint16, ins string) {
-		d := Parse(text)
-		start := min(int(at), len(text))
-		span := Span{start, min(len(text), start+int(length))}
-		got := d.Replace(span, ins)
-		if diff := docDiff(got, Parse(got.Text)); diff != "" {
-			t.Fatal(diff)
+		check := func() {
+			d := Parse(text)
+			start := min(int(at), len(text))
+			span := Span{start, min(len(text), start+int(length))}
+			got := d.Replace(span, ins)
+			if diff := docDiff(got, Parse(got.Text())); diff != "" {
+				t.Fatal(diff)
+			}
+			// The same change as an LSP range, through Apply, then a second
+			// edit on the updated snapshot.
+			r := d.Range(span, UTF16)
+			viaApply := d.Apply([]Change{{Range: &r, Text: ins}}, UTF16)
+			if diff := docDiff(viaApply, Parse(viaApply.Text())); diff != "" {
+				t.Fatal(diff)
+			}
+			again := viaApply.Replace(Span{span.End, span.End + int(length)%7}, ins)
+			if diff := docDiff(again, Parse(again.Text())); diff != "" {
+				t.Fatal(diff)
+			}
 		}
-		// The same change as an LSP range, through Apply.
-		r := d.Range(span, UTF16)
-		viaApply := d.Apply([]Change{{Range: &r, Text: ins}}, UTF16)
-		if diff := docDiff(viaApply, Parse(viaApply.Text)); diff != "" {
-			t.Fatal(diff)
-		}
+		check()
+		withTinyPieces(check)
 	})
 }
 
@@ -54,7 +63,7 @@ func FuzzIncremental(f *testing.F) {
 // contiguous and in order; lists and diagnostics sorted.
 func checkInvariants(t *testing.T, d *Document) {
 	t.Helper()
-	n := len(d.Text)
+	n := len(d.Text())
 	ok := func(s Span, what string) {
 		if s.Start < 0 || s.End < s.Start || s.End > n {
 			t.Fatalf("%s span %v out of range (len %d)", what, s, n)
@@ -78,14 +87,14 @@ func checkInvariants(t *testing.T, d *Document) {
 		for _, u := range m.ToolUses {
 			ok(u.Span, "tool use")
 			ok(u.IDSpan, "tool use id")
-			if u.Message != i || d.Text[u.IDSpan.Start:u.IDSpan.End] != u.ID {
+			if u.Message != i || d.Text()[u.IDSpan.Start:u.IDSpan.End] != u.ID {
 				t.Fatalf("tool use %q: message %d id span %v", u.ID, u.Message, u.IDSpan)
 			}
 		}
 		for _, r := range m.ToolResults {
 			ok(r.Span, "tool result")
 			ok(r.StatusSpan, "status")
-			if r.Message != i || d.Text[r.IDSpan.Start:r.IDSpan.End] != r.ID {
+			if r.Message != i || d.Text()[r.IDSpan.Start:r.IDSpan.End] != r.ID {
 				t.Fatalf("tool result %q: message %d", r.ID, r.Message)
 			}
 		}

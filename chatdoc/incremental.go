@@ -3,7 +3,6 @@ package chatdoc
 import (
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Change is one LSP content change: Text replaces Range, or the whole
@@ -28,24 +27,31 @@ func (d *Document) Apply(changes []Change, enc Encoding) *Document {
 	return cur
 }
 
+// windowSlack is how far past a change the reparse window first reaches,
+// and the least it grows by when the reparsed messages are longer (scan.go,
+// more). A variable only so that tests can make it tiny.
+var windowSlack = 4 << 10
+
 // Replace returns the snapshot with span s replaced by text (s is clamped
 // to the document).
 func (d *Document) Replace(s Span, text string) *Document {
-	s.Start = max(0, min(s.Start, len(d.Text)))
-	s.End = max(s.Start, min(s.End, len(d.Text)))
-	newText := d.Text[:s.Start] + text + d.Text[s.End:]
+	s.Start = max(0, min(s.Start, d.Len()))
+	s.End = max(s.Start, min(s.End, d.Len()))
+	newText := d.text.replace(s.Start, s.End, text)
 	if d.needsFullParse(s) {
-		return Parse(newText)
+		return Parse(newText.String())
 	}
 	delta := len(text) - s.Len()
+	// Line 1 is untouched (needsFullParse), so the newline style stays.
 	nd := &Document{
-		Text: newText, Newline: detectNewline(newText), Lines: d.Lines.replace(s.Start, s.End, newText),
-		Frontmatter: d.Frontmatter, bodyStart: d.bodyStart, fmDiags: d.fmDiags,
+		Newline: d.Newline, Lines: d.Lines.replace(s.Start, s.End, newText),
+		Frontmatter: d.Frontmatter, bodyStart: d.bodyStart, fmDiags: d.fmDiags, firstLineOpener: d.firstLineOpener,
 	}
+	nd.setText(newText, "", false)
 
 	// Restart at the last message whose marker line the change leaves alone.
 	j := messageIndexAt(d.Messages, s.Start)
-	for j >= 0 && !markerUntouched(d.Text, d.Messages[j], s.Start) {
+	for j >= 0 && !d.markerUntouched(d.Messages[j], s.Start) {
 		j--
 	}
 	restart := d.bodyStart
@@ -56,9 +62,9 @@ func (d *Document) Replace(s Span, text string) *Document {
 	}
 
 	// Reparse until a marker that starts an old message after the change.
-	resume := -1
+	resume := len(d.Messages)
 	changeEnd := s.Start + len(text)
-	scanner := newBodyScanner(newText, j)
+	scanner := newWindowScanner(newText, restart, changeEnd+windowSlack, j)
 	fresh, _ := scanner.scan(restart, func(p int) bool {
 		if p < changeEnd {
 			return false
@@ -71,20 +77,18 @@ func (d *Document) Replace(s Span, text string) *Document {
 		return false
 	})
 
-	msgs := make([]*Message, 0, len(d.Messages)+len(fresh))
+	if len(fresh) > 0 && j < len(d.Messages) {
+		reuseNodes(d.Messages[j], fresh[0])
+	}
+
+	msgs := make([]*Message, 0, len(d.Messages)+len(fresh)-(resume-j))
 	msgs = append(msgs, d.Messages[:j]...)
 	msgs = append(msgs, fresh...)
-	if resume >= 0 {
-		msgs = appendShifted(msgs, d.Messages[resume:], delta, len(msgs)-resume)
-	}
+	msgs = appendShifted(msgs, d.Messages[resume:], delta, len(msgs)-resume)
 	if len(msgs) > 0 { // Parse leaves an empty list nil
 		nd.Messages = msgs
 	}
-	oldWindow := d.Messages[j:]
-	if resume >= 0 {
-		oldWindow = d.Messages[j:resume]
-	}
-	nd.finish(d.idFindings, sameIDs(oldWindow, fresh))
+	nd.finishSplice(d, splice{j: j, resume: resume, fresh: fresh, restart: restart, delta: delta})
 	return nd
 }
 
@@ -113,21 +117,20 @@ func sameIDs(a, b []*Message) bool {
 
 // markerUntouched reports whether an edit starting at offset leaves m's marker
 // line, including its line ending, unchanged.
-func markerUntouched(text string, m *Message, offset int) bool {
-	after := lineAfter(text, m.MarkerSpan.End)
-	return after > m.MarkerSpan.End && text[after-1] == '\n' && after <= offset
+func (d *Document) markerUntouched(m *Message, offset int) bool {
+	end := m.MarkerSpan.End
+	after := d.lineAfter(end)
+	return after > end && d.text.byteAt(after-1) == '\n' && after <= offset
 }
 
 // needsFullParse reports whether the change can alter the frontmatter (or
 // create one), which the incremental path keeps as it is.
 func (d *Document) needsFullParse(s Span) bool {
-	first, afterFirst := lineAt(d.Text, 0)
-	if s.Start < afterFirst || afterFirst == len(d.Text) && !strings.HasSuffix(d.Text, "\n") {
-		return true
+	if d.Lines.LineCount() == 1 || s.Start < d.Lines.LineStart(1) {
+		return true // line 1, or a text without line ending
 	}
 	if fm := d.Frontmatter; fm != nil {
-		return s.Start < fm.Span.End || s.Start == fm.Span.End && d.Text[fm.Span.End-1] != '\n'
+		return s.Start < fm.Span.End || s.Start == fm.Span.End && d.text.byteAt(fm.Span.End-1) != '\n'
 	}
-	_, opener := frontmatterOpener(first)
-	return opener
+	return d.firstLineOpener
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/chatdoc/chatgen"
 )
 
 func corpusTexts(t testing.TB) map[string]string {
@@ -64,21 +66,36 @@ func TestIncrementalMatchesFullParse(t *testing.T) {
 		steps = 60
 	}
 	for name, text := range corpusTexts(t) {
-		t.Run(name, func(t *testing.T) {
-			r := rand.New(rand.NewSource(int64(len(name))))
-			doc := Parse(text)
-			for i := range steps {
-				span, ins := randomEdit(r, doc.Text)
-				next := doc.Replace(span, ins)
-				want := Parse(next.Text)
-				if diff := docDiff(next, want); diff != "" {
-					t.Fatalf("step %d: replace %v with %q\n%s\nin:\n%q", i, span, ins, diff, doc.Text)
-				}
-				doc = next
-				if len(doc.Text) > 20000 {
-					doc = Parse(text)
-				}
-			}
-		})
+		t.Run(name, func(t *testing.T) { randomEdits(t, name, text, steps) })
+		t.Run(name+"/tiny-pieces", func(t *testing.T) { withTinyPieces(func() { randomEdits(t, name, text, steps) }) })
 	}
+}
+
+// randomEdits applies random edits one after another and compares each
+// snapshot with a full parse.
+func randomEdits(t *testing.T, name, text string, steps int) {
+	t.Helper()
+	r := rand.New(rand.NewSource(int64(len(name))))
+	doc := Parse(text)
+	for i := range steps {
+		span, ins := randomEdit(r, doc.Text())
+		next := doc.Replace(span, ins)
+		want := Parse(next.Text())
+		if diff := docDiff(next, want); diff != "" {
+			t.Fatalf("step %d: replace %v with %q\n%s\nin:\n%q", i, span, ins, diff, doc.Text())
+		}
+		doc = next
+		if doc.Len() > 4*len(text)/3+20000 {
+			doc = Parse(text)
+		}
+	}
+}
+
+// A generated document of many pieces at the default piece size.
+func TestIncrementalMatchesFullParseLarge(t *testing.T) {
+	steps := 150
+	if testing.Short() {
+		steps = 20
+	}
+	randomEdits(t, "large", chatgen.Generate(200_000, 3), steps)
 }

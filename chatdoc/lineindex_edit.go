@@ -5,11 +5,11 @@ import "sort"
 // replace returns the index of newText, which is the old text with
 // [start, end) replaced. Only the chunks holding the changed lines are
 // rescanned; later chunks are shared and shifted (O(chunks) headers).
-func (li *LineIndex) replace(start, end int, newText string) *LineIndex {
-	delta := len(newText) - len(li.text)
+func (li *LineIndex) replace(start, end int, newText *pieceText) *LineIndex {
+	delta := newText.n - li.text.n
 	ca := li.chunkIndexAt(start)
 	cb := li.chunkIndexAt(end)
-	regionEnd := len(li.text)
+	regionEnd := li.text.n
 	if cb+1 < len(li.chunks) {
 		regionEnd = li.chunks[cb+1].base
 	}

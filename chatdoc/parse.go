@@ -8,17 +8,21 @@ import (
 // Parse reads a whole document. It never panics and runs in time linear in
 // len(text): one scan for line starts, one scan over the lines.
 func Parse(text string) *Document {
-	d := &Document{Text: text, Newline: detectNewline(text), Lines: NewLineIndex(text)}
+	t := newPieceText(text)
+	d := &Document{Newline: detectNewline(text), Lines: newLineIndex(t)}
+	d.setText(t, text, true)
+	first, _ := lineAt(text, 0)
+	_, d.firstLineOpener = frontmatterOpener(first)
 	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
 	s := newBodyScanner(text, 0)
 	d.Messages, _ = s.scan(d.bodyStart, nil)
-	d.finish(nil, false)
+	d.finish()
 	return d
 }
 
-// finish computes the document-wide lists and diagnostics from the messages;
-// findings are reused when the caller knows the IDs did not change.
-func (d *Document) finish(findings []idFinding, reuse bool) {
+// finish computes the document-wide lists and diagnostics from the messages
+// (finishSplice is the incremental counterpart).
+func (d *Document) finish() {
 	nu, nr := 0, 0
 	for _, m := range d.Messages {
 		nu += len(m.ToolUses)
@@ -30,11 +34,7 @@ func (d *Document) finish(findings []idFinding, reuse bool) {
 		d.ToolUses = append(d.ToolUses, m.ToolUses...)
 		d.ToolResults = append(d.ToolResults, m.ToolResults...)
 	}
-	if reuse {
-		d.idFindings = findings
-	} else {
-		d.idFindings = findIDProblems(d.ToolUses, d.ToolResults)
-	}
+	d.idFindings, d.ids = findIDProblems(d.ToolUses, d.ToolResults)
 	d.Diagnostics = collectDiagnostics(d.fmDiags, d.Messages, d.idDiagnostics())
 }
 
@@ -46,22 +46,18 @@ func detectNewline(text string) string {
 	return "\n"
 }
 
-// ToolUse returns the first tool use with that ID, or nil.
+// ToolUse returns the first tool use with that ID, or nil. O(1).
 func (d *Document) ToolUse(id string) *ToolUse {
-	for _, u := range d.ToolUses {
-		if u.ID == id {
-			return u
-		}
+	if i, ok := d.ids.uses[id]; ok {
+		return d.ToolUses[i]
 	}
 	return nil
 }
 
-// ToolResult returns the first tool result with that ID, or nil.
+// ToolResult returns the first tool result with that ID, or nil. O(1).
 func (d *Document) ToolResult(id string) *ToolResult {
-	for _, r := range d.ToolResults {
-		if r.ID == id {
-			return r
-		}
+	if i, ok := d.ids.results[id]; ok {
+		return d.ToolResults[i]
 	}
 	return nil
 }

@@ -36,15 +36,17 @@ type lineChunk struct {
 // before it belongs to the line ending. A lone "\r" is an ordinary character
 // (as in gopls). Immutable; updated copies share unchanged chunks.
 type LineIndex struct {
-	text   string
+	text   *pieceText
 	chunks []lineChunk
 	lines  int
 }
 
 // NewLineIndex indexes the line starts of text once.
-func NewLineIndex(text string) *LineIndex {
-	li := &LineIndex{text: text}
-	li.chunks = appendChunks(nil, text, 0, len(text), 0, true)
+func NewLineIndex(text string) *LineIndex { return newLineIndex(newPieceText(text)) }
+
+func newLineIndex(t *pieceText) *LineIndex {
+	li := &LineIndex{text: t}
+	li.chunks = appendChunks(nil, t, 0, t.n, 0, true)
 	li.lines = countLines(li.chunks)
 	return li
 }
@@ -57,25 +59,28 @@ func countLines(chunks []lineChunk) int {
 // appendChunks scans text[from:to) (which starts at a line start) and appends
 // chunks of its line starts. A line start at `to` is recorded only when atEnd,
 // since otherwise the following chunk owns it.
-func appendChunks(chunks []lineChunk, text string, from, to, firstLine int, atEnd bool) []lineChunk {
+func appendChunks(chunks []lineChunk, t *pieceText, from, to, firstLine int, atEnd bool) []lineChunk {
 	cur := lineChunk{firstLine: firstLine, base: from, starts: make([]int32, 1, min(lineChunkSize, 64))}
 	pos := from
-	for {
-		i := strings.IndexByte(text[pos:to], '\n')
-		if i < 0 {
-			break
+	for s := range t.parts(from, to) {
+		for rest := s; ; {
+			i := strings.IndexByte(rest, '\n')
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1:]
+			next := pos + len(s) - len(rest)
+			if next == to && !atEnd {
+				break
+			}
+			if len(cur.starts) == lineChunkSize {
+				chunks = append(chunks, cur)
+				cur = lineChunk{firstLine: cur.firstLine + lineChunkSize, base: next, starts: make([]int32, 1, 64)}
+			} else {
+				cur.starts = append(cur.starts, int32(next-cur.base))
+			}
 		}
-		next := pos + i + 1
-		if next == to && !atEnd {
-			break
-		}
-		if len(cur.starts) == lineChunkSize {
-			chunks = append(chunks, cur)
-			cur = lineChunk{firstLine: cur.firstLine + lineChunkSize, base: next, starts: make([]int32, 1, 64)}
-		} else {
-			cur.starts = append(cur.starts, int32(next-cur.base))
-		}
-		pos = next
+		pos += len(s)
 	}
 	return append(chunks, cur)
 }
@@ -90,7 +95,7 @@ func (li *LineIndex) LineStart(line int) int {
 		return 0
 	}
 	if line >= li.lines {
-		return len(li.text)
+		return li.text.n
 	}
 	c := li.chunkOfLine(line)
 	return c.base + int(c.starts[line-c.firstLine])
@@ -98,10 +103,10 @@ func (li *LineIndex) LineStart(line int) int {
 
 // lineEnd is the offset of the line's end before its "\n" or "\r\n".
 func (li *LineIndex) lineEnd(line int) int {
-	end := len(li.text)
+	end := li.text.n
 	if line+1 < li.lines {
 		end = li.LineStart(line+1) - 1
-		if end > 0 && li.text[end-1] == '\r' {
+		if end > 0 && li.text.byteAt(end-1) == '\r' {
 			end--
 		}
 	}
@@ -115,7 +120,7 @@ func (li *LineIndex) chunkOfLine(line int) *lineChunk {
 
 // LineOf returns the 0-based line holding offset (clamped).
 func (li *LineIndex) LineOf(offset int) int {
-	offset = max(0, min(offset, len(li.text)))
+	offset = max(0, min(offset, li.text.n))
 	i := sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].base > offset }) - 1
 	c := &li.chunks[i]
 	rel := int32(offset - c.base)
@@ -126,21 +131,23 @@ func (li *LineIndex) LineOf(offset int) int {
 // Position converts a byte offset (clamped to [0, len]) to a position. An
 // offset inside a UTF-8 sequence counts only the characters before it.
 func (li *LineIndex) Position(offset int, enc Encoding) Position {
-	offset = max(0, min(offset, len(li.text)))
+	offset = max(0, min(offset, li.text.n))
 	line := li.LineOf(offset)
 	start := li.LineStart(line)
 	if enc == UTF8 {
 		return Position{Line: line, Character: offset - start}
 	}
-	return Position{Line: line, Character: units(li.text, start, offset, enc)}
+	// A few bytes past offset, to see whether offset splits a character.
+	text := li.text.slice(start, min(li.text.n, offset+utf8.UTFMax-1))
+	return Position{Line: line, Character: units(text, offset-start, enc)}
 }
 
-// units counts the characters of text[from:to) in enc; invalid bytes count
-// one each (editors show each as U+FFFD). A character that `to` splits is not
+// units counts the characters of text[:to) in enc; invalid bytes count one
+// each (editors show each as U+FFFD). A character that `to` splits is not
 // counted (the position rounds down).
-func units(text string, from, to int, enc Encoding) int {
+func units(text string, to int, enc Encoding) int {
 	n := 0
-	for i := from; i < to; {
+	for i := 0; i < to; {
 		if text[i] < utf8.RuneSelf {
 			n++
 			i++
@@ -169,20 +176,21 @@ func (li *LineIndex) Offset(p Position, enc Encoding) int {
 		return 0
 	}
 	if p.Line >= li.lines {
-		return len(li.text)
+		return li.text.n
 	}
-	start, end := li.LineStart(p.Line), li.lineEnd(p.Line)
+	start := li.LineStart(p.Line)
+	line := li.text.slice(start, li.lineEnd(p.Line))
 	want := max(0, p.Character)
 	n := 0
-	i := start
-	for i < end && n < want {
-		c := li.text[i]
+	i := 0
+	for i < len(line) && n < want {
+		c := line[i]
 		if c < utf8.RuneSelf {
 			n++
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(li.text[i:end])
+		r, size := utf8.DecodeRuneInString(line[i:])
 		w := 1
 		switch {
 		case enc == UTF8:
@@ -196,7 +204,7 @@ func (li *LineIndex) Offset(p Position, enc Encoding) int {
 		n += w
 		i += size
 	}
-	return i
+	return start + i
 }
 
 // Range converts a span to an LSP range.

@@ -112,6 +112,7 @@ func TestLineIndexReplace(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	text := strings.Repeat("line\n", 3*lineChunkSize)
 	li := NewLineIndex(text)
+	pt := li.text
 	for i := range 600 {
 		start := r.Intn(len(text) + 1)
 		end := min(len(text), start+r.Intn(3*lineChunkSize))
@@ -123,13 +124,18 @@ func TestLineIndexReplace(t *testing.T) {
 			ins = ins[:len(ins)/2]
 		}
 		text = text[:start] + ins + text[end:]
-		li = li.replace(start, end, text)
+		pt = pt.replace(start, end, ins)
+		if pt.String() != text || pt.n != len(text) {
+			t.Fatalf("step %d: piece text differs", i)
+		}
+		li = li.replace(start, end, pt)
 		if want := lineStarts(NewLineIndex(text)); !slices.Equal(lineStarts(li), want) {
 			t.Fatalf("step %d: line starts differ", i)
 		}
 		if len(text) > 60000 {
 			text = text[:1000]
 			li = NewLineIndex(text)
+			pt = li.text
 		}
 	}
 }

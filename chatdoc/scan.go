@@ -9,7 +9,13 @@ import (
 // its fence, an open thinking block), and every role marker outside a fence
 // resets it, which is what lets Apply restart at a message boundary.
 type bodyScanner struct {
+	// text is the document's bytes [base, base+len(text)): all of it for
+	// Parse, a window that grows on demand for Apply (see more). Offsets
+	// in spans are absolute.
 	text       string
+	base       int
+	src        *pieceText // where the window grows from; nil when text is all
+	docLen     int
 	firstIndex int // Document.Messages index of the first message produced
 	msgs       []*Message
 	cur        *Message // nil before the first marker
@@ -24,19 +30,49 @@ type bodyScanner struct {
 }
 
 func newBodyScanner(text string, firstIndex int) *bodyScanner {
-	return &bodyScanner{text: text, firstIndex: firstIndex}
+	return &bodyScanner{text: text, docLen: len(text), firstIndex: firstIndex}
 }
+
+// newWindowScanner scans t from offset from, starting with the window
+// [from, until) so that reparsing one message copies about that much text.
+func newWindowScanner(t *pieceText, from, until, firstIndex int) *bodyScanner {
+	until = max(from, min(until, t.n))
+	return &bodyScanner{text: t.slice(from, until), base: from, src: t, docLen: t.n, firstIndex: firstIndex}
+}
+
+// more doubles the window (amortized linear); false at the document end.
+func (s *bodyScanner) more() bool {
+	end := s.base + len(s.text)
+	if s.src == nil || end >= s.docLen {
+		return false
+	}
+	s.text = s.src.slice(s.base, min(s.docLen, end+max(len(s.text), windowSlack)))
+	return true
+}
+
+// at returns the text of an absolute span inside the window.
+func (s *bodyScanner) at(sp Span) string { return s.text[sp.Start-s.base : sp.End-s.base] }
 
 // scan reads lines from offset from. Before starting a message at a role
 // marker it asks stop (if non-nil); when stop says yes the scan ends there and
 // returns that offset. Otherwise it runs to the end of the text.
 func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Message, int) {
-	text := s.text
-	pos := from
-	for pos < len(text) {
+	pos := from - s.base // in the window
+	for {
+		text := s.text
+		if pos >= len(text) {
+			if s.more() {
+				continue
+			}
+			break
+		}
 		start := pos
 		end, next := len(text), len(text)
-		if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
+		nl := strings.IndexByte(text[pos:], '\n')
+		if nl < 0 && s.more() {
+			continue // a whole line, with its line ending, must be in the window
+		}
+		if nl >= 0 {
 			end, next = pos+nl, pos+nl+1
 		}
 		if end > start && text[end-1] == '\r' {
@@ -44,6 +80,7 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 		}
 		line := text[start:end]
 		pos = next
+		start, end, next = start+s.base, end+s.base, next+s.base
 
 		if s.fence != nil {
 			if len(line) > 0 && line[0] == '`' && fenceCloser(line, s.fence.Ticks) {
@@ -104,8 +141,8 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 			s.fileRefs(line, start)
 		}
 	}
-	s.endMessage(len(text))
-	return s.msgs, len(text)
+	s.endMessage(s.docLen)
+	return s.msgs, s.docLen
 }
 
 func (s *bodyScanner) addDiag(d Diagnostic) {
@@ -116,7 +153,7 @@ func (s *bodyScanner) addDiag(d Diagnostic) {
 
 func (s *bodyScanner) startMessage(role, inline string, start, end int) {
 	s.endMessage(start)
-	s.cur = &Message{Role: role, Span: Span{start, len(s.text)}, MarkerSpan: Span{start, end}}
+	s.cur = &Message{Role: role, Span: Span{start, s.docLen}, MarkerSpan: Span{start, end}}
 	if inline != "" {
 		s.addDiag(diag(Span{start, end}, SeverityWarning, CodeInlineRoleMarker, "",
 			"Role marker `@%s:` must be alone on its line (pre-0.6 form); move the text to the next line", role))
@@ -161,8 +198,8 @@ func (s *bodyScanner) role() string {
 }
 
 func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
-	f := &Fence{Span: Span{start, len(s.text)}, OpenerSpan: Span{start, end}, Info: info, Ticks: ticks,
-		ContentSpan: Span{next, len(s.text)}}
+	f := &Fence{Span: Span{start, s.docLen}, OpenerSpan: Span{start, end}, Info: info, Ticks: ticks,
+		ContentSpan: Span{next, s.docLen}}
 	s.fence = f
 	if s.cur != nil {
 		s.cur.Fences = append(s.cur.Fences, f)
@@ -187,8 +224,8 @@ func (s *bodyScanner) closeFence(start, end, next int) {
 }
 
 // fenceContent is the fence's content without the line ending before the closer.
-func fenceContent(text string, f *Fence) string {
-	c := text[f.ContentSpan.Start:f.ContentSpan.End]
+func (s *bodyScanner) fenceContent(f *Fence) string {
+	c := s.at(f.ContentSpan)
 	if strings.HasSuffix(c, "\n") {
 		c = c[:len(c)-1]
 		c = strings.TrimSuffix(c, "\r")
@@ -203,7 +240,7 @@ func (s *bodyScanner) finishFence() {
 	if u := s.fenceUse; u != nil {
 		s.fenceUse = nil
 		u.Span.End = f.Span.End
-		u.RawInput = fenceContent(s.text, f)
+		u.RawInput = s.fenceContent(f)
 		if !f.Closed {
 			u.InputError = "the fence is not closed"
 			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeToolUseUnclosedFence, u.ID,
@@ -215,7 +252,7 @@ func (s *bodyScanner) finishFence() {
 	if r := s.fenceResult; r != nil {
 		s.fenceResult = nil
 		r.Span.End = f.Span.End
-		r.Content = fenceContent(s.text, f)
+		r.Content = s.fenceContent(f)
 		s.finishResult(r, f)
 		if !f.Closed {
 			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeResultUnclosedFence, r.ID,
@@ -247,7 +284,7 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		}
 		u := &ToolUse{
 			ID: line[idAt : idAt+idLen], Name: line[nameAt : nameAt+nameLen],
-			Span: Span{start, lineAfter(s.text, end)}, HeaderSpan: Span{start, end},
+			Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			NameSpan: Span{start + nameAt, start + nameAt + nameLen}, IDSpan: Span{start + idAt, start + idAt + idLen},
 			Message: s.messageIndex(),
 		}
@@ -260,7 +297,7 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 			return
 		}
 		r := &ToolResult{
-			ID: line[idAt : idAt+idLen], Span: Span{start, lineAfter(s.text, end)}, HeaderSpan: Span{start, end},
+			ID: line[idAt : idAt+idLen], Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			IDSpan: Span{start + idAt, start + idAt + idLen}, Message: s.messageIndex(),
 		}
 		s.resultInfo = parseSuffix(line, start, sufAt, sufLen)
@@ -268,6 +305,8 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		s.waitResult = r
 	}
 }
+
+func (s *bodyScanner) lineAfter(end int) int { return s.base + lineAfter(s.text, end-s.base) }
 
 // lineAfter is the offset just past the line ending at end (end itself at EOF).
 func lineAfter(text string, end int) int {
@@ -294,7 +333,7 @@ func (s *bodyScanner) angleLine(line string, start, next int) {
 		t := &Thinking{Span: Span{start, next}, Attrs: attrs, SelfClosing: selfClosing}
 		s.cur.Thinking = append(s.cur.Thinking, t)
 		if !selfClosing {
-			t.Span.End = len(s.text)
+			t.Span.End = s.docLen
 			s.thinking = t
 		}
 	}

@@ -2,7 +2,9 @@ package chatdoc
 
 // Shifting reuses messages after an edit: their text is unchanged, only
 // their offsets (by delta) and message indexes (by dIndex) move. Snapshots
-// are immutable, so shifted messages are copies.
+// are immutable, so shifted messages are copies; all copies of one update
+// come from a few slabs, one per node type, which keeps the allocation count
+// (and the garbage collector's work) independent of the number of messages.
 
 func (s Span) shift(delta int) Span {
 	if s == (Span{}) {
@@ -11,27 +13,76 @@ func (s Span) shift(delta int) Span {
 	return Span{s.Start + delta, s.End + delta}
 }
 
+// slabs hands out consecutive elements of preallocated arrays.
+type slabs struct {
+	msgs     []Message
+	fences   []Fence
+	fencePs  []*Fence
+	uses     []ToolUse
+	usePs    []*ToolUse
+	results  []ToolResult
+	resultPs []*ToolResult
+	thinking []Thinking
+	thinkPs  []*Thinking
+	aborts   []AbortMarker
+	refs     []FileRef
+	refPs    []*FileRef
+	diags    []Diagnostic
+}
+
+func newSlabs(msgs []*Message) *slabs {
+	var nf, nu, nr, nt, na, nref, nd int
+	for _, m := range msgs {
+		nf += len(m.Fences)
+		nu += len(m.ToolUses)
+		nr += len(m.ToolResults)
+		nt += len(m.Thinking)
+		nref += len(m.FileRefs)
+		nd += len(m.diags)
+		if m.Abort != nil {
+			na++
+		}
+	}
+	return &slabs{
+		msgs: make([]Message, 0, len(msgs)), fences: make([]Fence, 0, nf), fencePs: make([]*Fence, 0, nf),
+		uses: make([]ToolUse, 0, nu), usePs: make([]*ToolUse, 0, nu),
+		results: make([]ToolResult, 0, nr), resultPs: make([]*ToolResult, 0, nr),
+		thinking: make([]Thinking, 0, nt), thinkPs: make([]*Thinking, 0, nt),
+		aborts: make([]AbortMarker, 0, na), refs: make([]FileRef, 0, nref), refPs: make([]*FileRef, 0, nref),
+		diags: make([]Diagnostic, 0, nd),
+	}
+}
+
+// take appends n zero elements to *slab and returns them (capacity capped,
+// so that nobody can append into a neighbour's part).
+func take[T any](slab *[]T, n int) []T {
+	s := *slab
+	*slab = s[:len(s)+n]
+	return s[len(s) : len(s)+n : len(s)+n]
+}
+
 func appendShifted(dst, msgs []*Message, delta, dIndex int) []*Message {
-	if delta == 0 && dIndex == 0 {
+	if delta == 0 && dIndex == 0 || len(msgs) == 0 {
 		return append(dst, msgs...)
 	}
-	slab := make([]Message, len(msgs))
-	for i, m := range msgs {
-		slab[i] = *m
-		shiftMessage(&slab[i], delta, dIndex)
-		dst = append(dst, &slab[i])
+	sl := newSlabs(msgs)
+	for _, m := range msgs {
+		nm := &take(&sl.msgs, 1)[0]
+		*nm = *m
+		sl.shiftMessage(nm, delta, dIndex)
+		dst = append(dst, nm)
 	}
 	return dst
 }
 
-func shiftMessage(m *Message, delta, dIndex int) {
+func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 	m.Span = m.Span.shift(delta)
 	m.MarkerSpan = m.MarkerSpan.shift(delta)
 
 	oldFences := m.Fences
 	if len(oldFences) > 0 {
-		fences := make([]Fence, len(oldFences))
-		m.Fences = make([]*Fence, len(oldFences))
+		fences := take(&sl.fences, len(oldFences))
+		m.Fences = take(&sl.fencePs, len(oldFences))
 		for i, f := range oldFences {
 			fences[i] = *f
 			nf := &fences[i]
@@ -62,8 +113,8 @@ func shiftMessage(m *Message, delta, dIndex int) {
 	}
 
 	if len(m.ToolUses) > 0 {
-		uses := make([]ToolUse, len(m.ToolUses))
-		ptrs := make([]*ToolUse, len(m.ToolUses))
+		uses := take(&sl.uses, len(m.ToolUses))
+		ptrs := take(&sl.usePs, len(m.ToolUses))
 		for i, u := range m.ToolUses {
 			uses[i] = *u
 			nu := &uses[i]
@@ -76,8 +127,8 @@ func shiftMessage(m *Message, delta, dIndex int) {
 		m.ToolUses = ptrs
 	}
 	if len(m.ToolResults) > 0 {
-		results := make([]ToolResult, len(m.ToolResults))
-		ptrs := make([]*ToolResult, len(m.ToolResults))
+		results := take(&sl.results, len(m.ToolResults))
+		ptrs := take(&sl.resultPs, len(m.ToolResults))
 		for i, r := range m.ToolResults {
 			results[i] = *r
 			nr := &results[i]
@@ -90,8 +141,8 @@ func shiftMessage(m *Message, delta, dIndex int) {
 		m.ToolResults = ptrs
 	}
 	if len(m.Thinking) > 0 {
-		ts := make([]Thinking, len(m.Thinking))
-		ptrs := make([]*Thinking, len(m.Thinking))
+		ts := take(&sl.thinking, len(m.Thinking))
+		ptrs := take(&sl.thinkPs, len(m.Thinking))
 		for i, t := range m.Thinking {
 			ts[i] = *t
 			ts[i].Span = t.Span.shift(delta)
@@ -100,13 +151,14 @@ func shiftMessage(m *Message, delta, dIndex int) {
 		m.Thinking = ptrs
 	}
 	if m.Abort != nil {
-		a := *m.Abort
+		a := &take(&sl.aborts, 1)[0]
+		*a = *m.Abort
 		a.Span = a.Span.shift(delta)
-		m.Abort = &a
+		m.Abort = a
 	}
 	if len(m.FileRefs) > 0 {
-		refs := make([]FileRef, len(m.FileRefs))
-		ptrs := make([]*FileRef, len(m.FileRefs))
+		refs := take(&sl.refs, len(m.FileRefs))
+		ptrs := take(&sl.refPs, len(m.FileRefs))
 		for i, f := range m.FileRefs {
 			refs[i] = *f
 			refs[i].Span = f.Span.shift(delta)
@@ -115,7 +167,7 @@ func shiftMessage(m *Message, delta, dIndex int) {
 		m.FileRefs = ptrs
 	}
 	if len(m.diags) > 0 {
-		diags := make([]Diagnostic, len(m.diags))
+		diags := take(&sl.diags, len(m.diags))
 		for i, dg := range m.diags {
 			dg.Span = dg.Span.shift(delta)
 			diags[i] = dg

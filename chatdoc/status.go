@@ -81,11 +81,10 @@ func parseSuffix(line string, lineStart, sufAt, sufLen int) resultStatus {
 
 // parseFenceInfo reads `flemma:tool status=X k=v` (fence dialect; no status
 // token means pending) or `flemma:WORD` (legacy dialect).
-func parseFenceInfo(text string, f *Fence) (resultStatus, Dialect) {
+func parseFenceInfo(opener string, f *Fence) (resultStatus, Dialect) {
 	if !strings.HasPrefix(f.Info, "flemma:") {
 		return resultStatus{}, DialectNone
 	}
-	opener := text[f.OpenerSpan.Start:f.OpenerSpan.End]
 	toks := tokens(opener[f.Ticks:], f.OpenerSpan.Start+f.Ticks)
 	rs := resultStatus{present: true}
 	head := toks[0]
@@ -110,7 +109,7 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	var info resultStatus
 	infoDialect := DialectNone
 	if f != nil {
-		info, infoDialect = parseFenceInfo(s.text, f)
+		info, infoDialect = parseFenceInfo(s.at(f.OpenerSpan), f)
 	}
 	chosen, dialect := suffix, DialectSuffix
 	switch {

@@ -29,7 +29,7 @@ func BenchmarkKeystroke10MB(b *testing.B) {
 	b.Run("lspclient.Change", func(b *testing.B) { benchKeystroke(b, text, true) })
 }
 
-// BenchmarkKeystrokeSmallDoc is the same on a 300-byte document: the floor
+// BenchmarkKeystrokeSmallDoc is the same on a 70-byte document: the floor
 // set by the pipes, JSON and the dispatcher.
 func BenchmarkKeystrokeSmallDoc(b *testing.B) {
 	benchKeystroke(b, "@You:\nRun the tests and tell me what fails.\n\n@Assistant:\nSure.\n\n@You:\n", false)

@@ -1,0 +1,190 @@
+package chatdoc
+
+import (
+	"iter"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// A snapshot's text is a list of immutable pieces (after Parse: substrings of
+// the parsed string, no copy). An edit rebuilds the one piece it touches and
+// copies the piece headers, instead of copying the whole document; Text()
+// joins the pieces once, on demand.
+
+// Variables only so that tests can make pieces tiny.
+var (
+	pieceTarget = 16 << 10 // pieces are cut after the first newline past this size
+	pieceMax    = 2 * pieceTarget
+	pieceMin    = pieceTarget / 4 // smaller edited pieces are merged with a neighbour
+)
+
+type piece struct {
+	s     string
+	start int // absolute offset of s
+}
+
+// pieceText is immutable; updated copies share unchanged pieces.
+type pieceText struct {
+	pieces []piece // non-empty strings, contiguous from 0
+	n      int
+}
+
+func newPieceText(s string) *pieceText {
+	return &pieceText{pieces: appendPieces(nil, s, 0), n: len(s)}
+}
+
+// appendPieces cuts s (which starts at base) into pieces, preferably at line
+// starts so that a line rarely spans two pieces.
+func appendPieces(dst []piece, s string, base int) []piece {
+	for len(s) > pieceMax {
+		cut := pieceTarget
+		if i := strings.IndexByte(s[pieceTarget:pieceMax], '\n'); i >= 0 {
+			cut += i + 1
+		}
+		dst = append(dst, piece{s[:cut], base})
+		s, base = s[cut:], base+cut
+	}
+	if s != "" {
+		dst = append(dst, piece{s, base})
+	}
+	return dst
+}
+
+// find is the index of the piece holding offset; the last piece for n.
+func (t *pieceText) find(offset int) int {
+	i := sort.Search(len(t.pieces), func(i int) bool { return t.pieces[i].start > offset }) - 1
+	return max(i, 0)
+}
+
+// slice returns text[a:b] (0 <= a <= b <= n); a substring of one piece
+// unless the range spans pieces.
+func (t *pieceText) slice(a, b int) string {
+	if a >= b {
+		return ""
+	}
+	i := t.find(a)
+	if p := t.pieces[i]; b <= p.start+len(p.s) {
+		return p.s[a-p.start : b-p.start]
+	}
+	var sb strings.Builder
+	sb.Grow(b - a)
+	for s := range t.parts(a, b) {
+		sb.WriteString(s)
+	}
+	return sb.String()
+}
+
+// parts yields text[a:b) piece by piece.
+func (t *pieceText) parts(a, b int) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if a >= b {
+			return
+		}
+		for i := t.find(a); i < len(t.pieces) && a < b; i++ {
+			p := t.pieces[i]
+			hi := min(b-p.start, len(p.s))
+			if !yield(p.s[a-p.start : hi]) {
+				return
+			}
+			a = p.start + hi
+		}
+	}
+}
+
+func (t *pieceText) byteAt(offset int) byte {
+	p := t.pieces[t.find(offset)]
+	return p.s[offset-p.start]
+}
+
+func (t *pieceText) String() string {
+	if len(t.pieces) == 1 {
+		return t.pieces[0].s
+	}
+	var sb strings.Builder
+	sb.Grow(t.n)
+	for _, p := range t.pieces {
+		sb.WriteString(p.s)
+	}
+	return sb.String()
+}
+
+// replace returns the text with [start, end) replaced by ins. Only the
+// pieces the range touches are rebuilt (plus a neighbour to keep lines
+// whole and pieces from becoming tiny); later pieces are shifted headers.
+func (t *pieceText) replace(start, end int, ins string) *pieceText {
+	if len(t.pieces) == 0 {
+		return newPieceText(ins)
+	}
+	i, k := t.find(start), t.find(max(start, end-1))
+	first, last := t.pieces[i], t.pieces[k]
+	region := first.s[:start-first.start] + ins + last.s[end-last.start:]
+	for k+1 < len(t.pieces) && (len(region) < pieceMin || len(region) <= pieceMax && !strings.HasSuffix(region, "\n")) {
+		k++
+		region += t.pieces[k].s
+	}
+	for i > 0 && len(region) < pieceMin {
+		i--
+		region = t.pieces[i].s + region
+	}
+	base := t.pieces[i].start
+	delta := len(ins) - (end - start)
+	out := make([]piece, i, len(t.pieces)+2)
+	copy(out, t.pieces[:i])
+	out = appendPieces(out, region, base)
+	for _, p := range t.pieces[k+1:] {
+		out = append(out, piece{p.s, p.start + delta})
+	}
+	return &pieceText{pieces: out, n: t.n + delta}
+}
+
+// joinedText is the whole text as one string, built at most once.
+type joinedText struct {
+	once sync.Once
+	t    *pieceText
+	s    string
+}
+
+func (j *joinedText) get() string {
+	j.once.Do(func() { j.s = j.t.String() })
+	return j.s
+}
+
+// Text returns the whole text. After an incremental update the first call
+// joins the pieces (one copy of the document, then cached); prefer Len and
+// Slice for local reads.
+func (d *Document) Text() string {
+	if d.joined == nil {
+		return "" // a zero Document
+	}
+	return d.joined.get()
+}
+
+// Len is the length of the text in bytes.
+func (d *Document) Len() int {
+	if d.text == nil {
+		return 0
+	}
+	return d.text.n
+}
+
+// Slice returns Text()[start:end], clamped to the text; cheap when the range
+// lies inside one piece (the usual case for a line or a message part).
+func (d *Document) Slice(start, end int) string {
+	n := d.Len()
+	start = max(0, min(start, n))
+	end = max(start, min(end, n))
+	if start == end {
+		return ""
+	}
+	return d.text.slice(start, end)
+}
+
+// setText installs the text; full is the joined string when the caller has it.
+func (d *Document) setText(t *pieceText, full string, haveFull bool) {
+	d.text = t
+	d.joined = &joinedText{t: t}
+	if haveFull {
+		d.joined.once.Do(func() { d.joined.s = full })
+	}
+}
