@@ -79,16 +79,20 @@ func benchKeystroke(b *testing.B, text string, viaClient bool) {
 // is not timed. Compare BenchmarkSpawnBashTrue.
 func BenchmarkApproveToResultBashTrue(b *testing.B) {
 	s := start(b, sessionOptions{})
-	uri := s.open("approve.chat", "@You:\nRun true, please.\n")
+	head := "@You:\nRun true, please.\n"
+	uri := s.open("approve.chat", head)
 	s.settle(uri)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
+		// Each iteration replaces the previous turn, so the document keeps
+		// one size and the figure does not grow with the iteration count.
 		id := fmt.Sprintf("toolu_b%d", i)
 		placeholder := "`" + id + "`\n\n```flemma:tool status=pending"
 		turn := "\n@Assistant:\nRunning it.\n\n**Tool Use:** `bash` (`" + id + "`)\n\n```json\n" +
 			`{"command":"true","label":"nothing"}` + "\n```\n\n@You:\n\n**Tool Result:** " + placeholder + "\n```\n"
-		if err := appendText(s, uri, s.c.Doc(uri).Text, turn); err != nil {
+		current := s.c.Doc(uri).Text
+		if err := s.c.Change(s.ctx, uri, []lspclient.TextEdit{{Range: lspclient.Range{Start: endPosition(head), End: endPosition(current)}, NewText: turn}}); err != nil {
 			b.Fatal(err)
 		}
 		s.settle(uri)

@@ -112,11 +112,13 @@ func (j *Journal) Start(document, id string) error {
 	return nil
 }
 
-// Finish records that a tool's result was produced.
+// Finish records that a tool's result was produced. It is not synced: if
+// it is lost in a crash, the tool only looks interrupted, which can never
+// make it run twice.
 func (j *Journal) Finish(document, id string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.append(entry{Event: "finish", Document: document, ToolID: id})
+	return j.write(entry{Event: "finish", Document: document, ToolID: id})
 }
 
 // Resolve marks an interrupted tool as dealt with (its error result written).
@@ -133,7 +135,15 @@ func (j *Journal) Resolve(document, id string) error {
 	return j.append(entry{Event: "finish", Document: document, ToolID: id})
 }
 
+// append writes an entry and syncs it to disk before returning.
 func (j *Journal) append(e entry) error {
+	if err := j.write(e); err != nil {
+		return err
+	}
+	return j.f.Sync()
+}
+
+func (j *Journal) write(e entry) error {
 	e.PID = os.Getpid()
 	e.Time = time.Now().UTC()
 	line, err := json.Marshal(e)
@@ -143,7 +153,7 @@ func (j *Journal) append(e entry) error {
 	if _, err := j.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("write the execution journal: %w", err)
 	}
-	return j.f.Sync()
+	return nil
 }
 
 // Close closes the journal file.

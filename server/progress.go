@@ -17,6 +17,11 @@ type progressReporter struct {
 	token string
 	mu    sync.Mutex
 	last  time.Time
+	// ready is closed once the token is created and "begin" sent; began says
+	// whether that worked. Creating it is a round trip to the client, so the
+	// tool starts without waiting for it.
+	ready chan struct{}
+	began bool
 }
 
 // progressParams is marshalled by pointer: protocol's value types send "token":{}.
@@ -33,26 +38,37 @@ func (s *Server) beginProgress(ds *docState, rs *runState, u *chatdoc.ToolUse) *
 		return &progressReporter{}
 	}
 	token := fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))
-	if err := s.call("window/workDoneProgress/create", map[string]any{"token": token}, nil, clientCallTimeout); err != nil {
-		return &progressReporter{}
-	}
-	s.mu.Lock()
-	rs.token = token
-	s.mu.Unlock()
-	p := &progressReporter{s: s, token: token}
-	title := u.Name
-	if def, ok := s.registry.Lookup(u.Name); ok {
-		title = tools.Preview(def.Definition(), u.Input, 60)
-	}
-	s.notify("$/progress", &progressParams{Token: token, Value: map[string]any{
-		"kind": "begin", "title": "chatls: " + title, "cancellable": true, "message": "running",
-	}})
+	p := &progressReporter{s: s, token: token, ready: make(chan struct{})}
+	title := s.preview(u, 60)
+	go func() {
+		defer close(p.ready)
+		if err := s.call("window/workDoneProgress/create", map[string]any{"token": token}, nil, clientCallTimeout); err != nil {
+			return
+		}
+		s.mu.Lock()
+		rs.token = token
+		s.mu.Unlock()
+		s.notify("$/progress", &progressParams{Token: token, Value: map[string]any{
+			"kind": "begin", "title": "chatls: " + title, "cancellable": true, "message": "running",
+		}})
+		p.began = true
+	}()
 	return p
+}
+
+// started reports whether "begin" went out; it never blocks.
+func (p *progressReporter) started() bool {
+	select {
+	case <-p.ready:
+		return p.began
+	default:
+		return false
+	}
 }
 
 // report sends elapsed time and the last output line, at most every 200 ms.
 func (p *progressReporter) report(pr tools.Progress) {
-	if p.s == nil {
+	if p.s == nil || !p.started() {
 		return
 	}
 	p.mu.Lock()
@@ -72,6 +88,10 @@ func (p *progressReporter) report(pr tools.Progress) {
 
 func (p *progressReporter) end(res tools.Result) {
 	if p.s == nil {
+		return
+	}
+	<-p.ready // "end" must follow "begin"; creation is bounded by clientCallTimeout
+	if !p.began {
 		return
 	}
 	msg := "done"

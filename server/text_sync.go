@@ -59,6 +59,11 @@ func (s *Server) didChange(raw *json.RawMessage) {
 		}
 		changes = append(changes, ch)
 	}
+	if p.TextDocument.Version <= ds.version {
+		// LSP versions only grow; an editor that breaks this is sending
+		// changes out of order and the document may drift.
+		s.log.Warn("didChange with a version that does not increase", zap.String("uri", uri), zap.Int32("have", ds.version), zap.Int32("got", p.TextDocument.Version))
+	}
 	old := ds.snap
 	next := old.Apply(changes, s.enc)
 	ds.snap = next

@@ -60,6 +60,10 @@ type Client struct {
 	conn *jsonrpc2.Conn
 	cmd  *exec.Cmd
 
+	// sendMu makes "apply to our copy, then send didChange" atomic, as in an
+	// editor: no other change may be sent between the two, or the server
+	// would get versions out of order.
+	sendMu      sync.Mutex
 	mu          sync.Mutex
 	cond        *sync.Cond
 	docs        map[string]*Document

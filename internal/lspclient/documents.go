@@ -56,6 +56,8 @@ func (c *Client) Replace(ctx context.Context, uri, old, new string) error {
 
 // Change applies edits locally and sends them as one incremental didChange.
 func (c *Client) Change(ctx context.Context, uri string, edits []TextEdit) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	c.mu.Lock()
 	d := c.docs[uri]
 	if d == nil {
@@ -74,6 +76,8 @@ func (c *Client) Change(ctx context.Context, uri string, edits []TextEdit) error
 
 // ReplaceAll sends a full-text didChange (like Vim's ALE).
 func (c *Client) ReplaceAll(ctx context.Context, uri, text string) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	c.mu.Lock()
 	d := c.docs[uri]
 	if d == nil {

@@ -103,6 +103,8 @@ func (h handler) apply(ctx context.Context, p applyEditParams) (bool, string) {
 	for uri, edits := range p.Edit.Changes {
 		jobs = append(jobs, job{uri, nil, edits})
 	}
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	for _, j := range jobs {
 		c.mu.Lock()
 		d := c.docs[j.uri]
