@@ -202,11 +202,33 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		}
 		return []TextEdit{{Span: r.StatusSpan, NewText: string(st)}}, nil
 	case r.Dialect == DialectFence && r.Fence != nil:
-		at := r.Fence.OpenerSpan.Start + r.Fence.Ticks
-		at += strings.Index(d.Slice(at, r.Fence.OpenerSpan.End), "flemma:tool") + len("flemma:tool")
+		opener := d.Slice(r.Fence.OpenerSpan.Start, r.Fence.OpenerSpan.End)
+		if i := emptyStatusToken(opener); i >= 0 {
+			// A half-typed `status=`: fill it in rather than add a second token.
+			at := r.Fence.OpenerSpan.Start + i + len("status=")
+			return []TextEdit{{Span: Span{at, at}, NewText: string(st)}}, nil
+		}
+		at := r.Fence.OpenerSpan.Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
 		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
 	}
 	return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
+}
+
+// emptyStatusToken is the offset of a `status=` token with no value in a
+// fence opener line, or -1.
+func emptyStatusToken(opener string) int {
+	for i := 0; ; {
+		j := strings.Index(opener[i:], "status=")
+		if j < 0 {
+			return -1
+		}
+		j += i
+		end := j + len("status=")
+		if (j == 0 || opener[j-1] == ' ' || opener[j-1] == '\t') && (end == len(opener) || opener[end] == ' ' || opener[end] == '\t' || opener[end] == '\r') {
+			return j
+		}
+		i = end
+	}
 }
 
 // ReplaceWithResult replaces the first result with that ID (normally a
