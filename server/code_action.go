@@ -55,7 +55,7 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 		}
 		switch {
 		case running:
-			actions = append(actions, codeAction{Title: "Cancel " + name, Kind: "quickfix",
+			actions = append(actions, codeAction{Title: "Cancel", Kind: "quickfix",
 				Command: command("Cancel", "chatls.cancel", map[string]any{"uri": snap.uri, "id": u.ID})})
 		case r == nil && u.Valid():
 			actions = append(actions, codeAction{Title: "Insert approval placeholders", Kind: "quickfix", IsPreferred: true,
