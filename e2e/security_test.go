@@ -189,3 +189,23 @@ func waitFile(t *testing.T, path, want string) {
 		}
 	}
 }
+
+// Without a writable state directory the journal cannot promise "at most
+// once": approved tools are not run and say why.
+func TestNoJournalNoExecution(t *testing.T) {
+	base := t.TempDir()
+	state := filepath.Join(base, "state-is-a-file")
+	if err := os.WriteFile(state, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, sessionOptions{state: state})
+	uri := s.open("nojournal.chat", revokeDoc)
+	s.settle(uri)
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "`toolu_m` (error)\n\n```\nchatls cannot record tool executions")
+	if exists(filepath.Join(s.ws, "marker-a")) {
+		t.Fatal("a tool ran without the execution journal")
+	}
+}

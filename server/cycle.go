@@ -18,6 +18,7 @@ const (
 	textAborted   = "Response interrupted by the user."
 	textCancelled = "User aborted tool execution."
 	textNoOutput  = "(no output)"
+	textNoJournal = "chatls cannot record tool executions (see its log: the state directory is not writable), so the tool was not run."
 )
 
 // stepReport is chatls.advance's answer.

@@ -88,11 +88,15 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		return
 	}
 	u := doc.ToolUse(rs.id)
-	if s.journal != nil {
-		if err := s.journal.Start(ds.journalKey(), rs.id); err != nil {
-			s.log.Warn("refusing to run a tool twice", zap.String("id", rs.id), zap.Error(err))
-			return
-		}
+	if s.journal == nil {
+		// Without the journal "at most once, even across a crash" cannot hold.
+		s.markFinished(ds, rs.id, true)
+		s.writeResult(ds, rs.id, tools.Result{Text: textNoJournal, IsError: true})
+		return
+	}
+	if err := s.journal.Start(ds.journalKey(), rs.id); err != nil {
+		s.log.Warn("refusing to run a tool twice", zap.String("id", rs.id), zap.Error(err))
+		return
 	}
 	rs.name = u.Name
 	rs.started = time.Now()
@@ -127,9 +131,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	// running while its result is already in the document.
 	s.markFinished(ds, rs.id, true)
 	s.writeResult(ds, rs.id, res)
-	if s.journal != nil {
-		_ = s.journal.Finish(ds.journalKey(), rs.id)
-	}
+	_ = s.journal.Finish(ds.journalKey(), rs.id)
 	s.logRun(ds, u, verdict, source, started, ended, res)
 }
 
