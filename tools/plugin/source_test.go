@@ -129,14 +129,15 @@ func TestConcurrentCallsAreMatchedByCallID(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// Later calls finish first, so answers come back out of order.
-			ms := float64(300 - 50*i)
+			ms := float64(600 - 100*i)
 			results[i] = slow.Run(context.Background(), tools.Call{ID: "same-id", Input: map[string]any{"ms": ms}}, tools.Env{})
 		}()
 	}
 	wg.Wait()
 	for i, r := range results {
-		wantResult(t, r, false, "slept "+fmt.Sprint(300-50*i)+"ms")
+		wantResult(t, r, false, "slept "+fmt.Sprint(600-100*i)+"ms")
 	}
+	// One after another they take 2.1 s; together about 0.6 s.
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("6 concurrent calls took %s; they ran one after another", d)
 	}
