@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/chatdoc/chatgen"
+	"github.com/chatls/chatls/tools"
 )
 
 // The 10 MB generated document of docs/performance.md, built once.
@@ -106,4 +107,122 @@ func BenchmarkSelectionRanges10MB(b *testing.B) {
 	for b.Loop() {
 		SelectionRanges(doc, chatdoc.UTF16, []chatdoc.Position{pos})
 	}
+}
+
+// The keystroke benchmarks below make a new snapshot per iteration (one
+// character typed or deleted in the last message, not timed), as an editor
+// does, so a request that joined the whole text (Document.Text, 2.6 ms on
+// this document) would pay for it every time.
+
+// BenchmarkSemanticTokensKeystroke10MB: semanticTokens/full/delta after each
+// keystroke, through a warm TokenCache.
+func BenchmarkSemanticTokensKeystroke10MB(b *testing.B) {
+	doc := bench10MB(b)
+	cache := NewTokenCache()
+	prev := cache.Tokens(doc, chatdoc.UTF16)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		doc = typed(doc, i)
+		b.StartTimer()
+		cur := cache.Tokens(doc, chatdoc.UTF16)
+		SemanticTokensDelta(prev, cur)
+		prev = cur
+	}
+}
+
+// badCalls ends the 10 MB document with calls whose input breaks the
+// built-in tools' schemas and a pre-0.6 inline role marker, so tool
+// diagnostics and quick fixes have spans to compute and text to read (the
+// generated document has neither).
+const badCalls = "@You: Please read a.go\n\n@Assistant:\nLet me look.\n\n" +
+	"**Tool Use:** `read` (`bad_1`)\n\n```json\n{\"path\": 3, \"limit\": \"all\"}\n```\n\n" +
+	"**Tool Use:** `reed` (`bad_2`)\n\n```json\n{\"path\": \"a.go\"}\n```\n\n" +
+	"@You:\nWhy?\n"
+
+var (
+	badDocOnce sync.Once
+	badDoc     *chatdoc.Document
+)
+
+func bench10MBBadCalls(b *testing.B) *chatdoc.Document {
+	b.Helper()
+	badDocOnce.Do(func() { badDoc = chatdoc.Parse(chatgen.Generate(10<<20, 1) + badCalls) })
+	return badDoc
+}
+
+// BenchmarkToolDiagnosticsKeystroke10MB: the server's tool diagnostics after
+// each keystroke (built-in registry; three findings at the end).
+func BenchmarkToolDiagnosticsKeystroke10MB(b *testing.B) {
+	doc := bench10MBBadCalls(b)
+	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	if n := len(ToolDiagnostics(doc, reg)); n < 2 {
+		b.Fatalf("%d tool diagnostics, want some", n)
+	}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		doc = typed(doc, i)
+		b.StartTimer()
+		ToolDiagnostics(doc, reg)
+	}
+}
+
+// BenchmarkQuickFixesKeystroke10MB: quick fixes for the parse and tool
+// diagnostics of a new snapshot (what code actions ask for).
+func BenchmarkQuickFixesKeystroke10MB(b *testing.B) {
+	doc := bench10MBBadCalls(b)
+	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	// The edits are after the findings, so their spans stay valid; computed
+	// once, since tool diagnostics would read the text outside the timer.
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics...), ToolDiagnostics(doc, reg)...)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		doc = typed(doc, i)
+		b.StartTimer()
+		for _, d := range diags {
+			QuickFixes(doc, d, reg)
+		}
+	}
+}
+
+// The other requests, each once per new snapshot.
+
+func benchKeystroke(b *testing.B, doc *chatdoc.Document, request func(doc *chatdoc.Document, pos chatdoc.Position)) {
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		doc = typed(doc, i)
+		last := doc.Messages[len(doc.Messages)-1]
+		pos := doc.Lines.Position(last.MarkerSpan.Start+1, chatdoc.UTF16)
+		b.StartTimer()
+		request(doc, pos)
+	}
+}
+
+func BenchmarkCompletionKeystroke10MB(b *testing.B) {
+	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, pos chatdoc.Position) {
+		Completion(doc, chatdoc.UTF16, pos, []string{"bash", "read"})
+	})
+}
+
+func BenchmarkSelectionRangesKeystroke10MB(b *testing.B) {
+	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, pos chatdoc.Position) {
+		SelectionRanges(doc, chatdoc.UTF16, []chatdoc.Position{pos})
+	})
+}
+
+func BenchmarkDocumentLinksKeystroke10MB(b *testing.B) {
+	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, _ chatdoc.Position) {
+		DocumentLinks(doc, chatdoc.UTF16, "/tmp")
+	})
+}
+
+func BenchmarkDocumentSymbolsKeystroke10MB(b *testing.B) {
+	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, _ chatdoc.Position) {
+		DocumentSymbols(doc, chatdoc.UTF16, nil)
+	})
+}
+
+func BenchmarkFoldingRangesKeystroke10MB(b *testing.B) {
+	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, _ chatdoc.Position) {
+		FoldingRanges(doc, chatdoc.UTF16)
+	})
 }

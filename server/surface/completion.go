@@ -49,14 +49,14 @@ func Completion(doc *chatdoc.Document, enc chatdoc.Encoding, pos chatdoc.Positio
 	if doc == nil {
 		return items
 	}
-	text := doc.Text()
 	off := offsetAt(doc, pos, enc)
-	ls, le := lineStart(text, off), lineEnd(text, off)
+	text := windowAt(doc, off, off) // the cursor's line; grows into the frontmatter if needed
+	ls, le := text.lineStart(off), text.lineEnd(off)
 	if off > le {
 		return items
 	}
-	before := text[ls:off]
-	wordEnd := scanWordEnd(text, off, le)
+	before := text.str(ls, off)
+	wordEnd := scanWordEnd(text.str(off, le), off)
 	edit := func(start, end int, newText string) *protocol.TextEdit {
 		return &protocol.TextEdit{Range: lspRange(doc, chatdoc.Span{Start: start, End: end}, enc), NewText: newText}
 	}
@@ -68,15 +68,15 @@ func Completion(doc *chatdoc.Document, enc chatdoc.Encoding, pos chatdoc.Positio
 		return statusItems(items, edit(ls+m[2], wordEnd, ""))
 	}
 	if m := toolNameBefore.FindStringSubmatchIndex(before); m != nil {
-		end := off + strings.IndexByte(text[off:le]+"`", '`')
+		end := off + strings.IndexByte(text.str(off, le)+"`", '`')
 		return nameItems(items, edit(ls+m[2], end, ""), toolNames, nil)
 	}
-	if start, end, ok := frontmatterStringAt(doc, off, ls, le); ok {
+	if start, end, ok := frontmatterStringAt(doc, &text, off, ls, le); ok {
 		return nameItems(items, edit(start, end, ""), toolNames, toolPresets)
 	}
 	if m := roleMarkerBefore.FindStringSubmatchIndex(before); m != nil && !insideFenceContent(doc, off) {
 		end := wordEnd
-		if end < le && text[end] == ':' {
+		if end < le && text.at(end) == ':' {
 			end++
 		}
 		for i, marker := range roleMarkers {
@@ -118,30 +118,32 @@ func nameItems(items []protocol.CompletionItem, te *protocol.TextEdit, toolNames
 }
 
 // scanWordEnd extends the word under the cursor to the right (letters only),
-// so accepting an item replaces the rest of a half-edited word.
-func scanWordEnd(text string, off, limit int) int {
-	for off < limit && (text[off] >= 'a' && text[off] <= 'z' || text[off] >= 'A' && text[off] <= 'Z') {
-		off++
+// so accepting an item replaces the rest of a half-edited word; rest is the
+// text from off to the limit.
+func scanWordEnd(rest string, off int) int {
+	i := 0
+	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z') {
+		i++
 	}
-	return off
+	return off + i
 }
 
 // frontmatterStringAt reports whether off is inside a quoted string value
 // (not a JSON key) within the frontmatter, and the string's content span.
-func frontmatterStringAt(doc *chatdoc.Document, off, ls, le int) (start, end int, ok bool) {
+func frontmatterStringAt(doc *chatdoc.Document, text *textWindow, off, ls, le int) (start, end int, ok bool) {
 	fm := doc.Frontmatter
 	if fm == nil {
 		return 0, 0, false
 	}
-	text := doc.Text()
-	span := clampSpan(text, fm.Span)
-	if ls <= span.Start || off >= span.End || ls >= lineStart(text, trimSpanRight(text, span).End) {
+	span := text.clamp(fm.Span)
+	if ls <= span.Start || off >= span.End || ls >= text.lineStart(text.trimSpanRight(span).End) {
 		return 0, 0, false // the opener or closer line, or outside
 	}
+	// Here the window holds the frontmatter, through the cursor's line.
 	var quote byte
 	open := -1
 	for i := ls; i < off; i++ {
-		switch c := text[i]; {
+		switch c := text.at(i); {
 		case quote != 0 && c == '\\':
 			i++
 		case quote != 0 && c == quote:
@@ -154,10 +156,10 @@ func frontmatterStringAt(doc *chatdoc.Document, off, ls, le int) (start, end int
 		return 0, 0, false
 	}
 	end = off
-	for end < le && text[end] != quote {
+	for end < le && text.at(end) != quote {
 		end++
 	}
-	if end < le && strings.HasPrefix(strings.TrimLeft(text[end+1:le], " \t"), ":") {
+	if end < le && strings.HasPrefix(strings.TrimLeft(text.str(end+1, le), " \t"), ":") {
 		return 0, 0, false // a JSON key, not a list entry
 	}
 	if !listEntryContext(text, span.Start, open) {
@@ -170,27 +172,27 @@ func frontmatterStringAt(doc *chatdoc.Document, off, ls, le int) (start, end int
 // of a tool list: after `{ [ , ( + -` (a Lua table, a method call such as
 // :remove("grep"), an operator, a JSON array), or the value of a JSON list
 // operator such as "$append": "bash".
-func listEntryContext(text string, floor, quote int) bool {
+func listEntryContext(text *textWindow, floor, quote int) bool {
 	i := quote - 1
-	for i > floor && isSpace(text[i]) {
+	for i > floor && isSpace(text.at(i)) {
 		i--
 	}
 	if i <= floor {
 		return false
 	}
-	switch text[i] {
+	switch text.at(i) {
 	case '{', '[', ',', '(', '+', '-':
 		return true
 	case ':':
 		j := i - 1
-		for j > floor && isSpace(text[j]) {
+		for j > floor && isSpace(text.at(j)) {
 			j--
 		}
-		if j <= floor || text[j] != '"' {
+		if j <= floor || text.at(j) != '"' {
 			return false
 		}
-		k := strings.LastIndexByte(text[floor:j], '"')
-		return k >= 0 && strings.HasPrefix(text[floor+k+1:j], "$")
+		k := strings.LastIndexByte(text.str(floor, j), '"')
+		return k >= 0 && strings.HasPrefix(text.str(floor+k+1, j), "$")
 	}
 	return false
 }

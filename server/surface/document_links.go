@@ -27,8 +27,10 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 			if ref == nil || ref.Path == "" {
 				continue
 			}
-			span := clampSpan(doc.Text(), ref.Span)
-			if span.Len() > 0 && doc.Text()[span.Start] == '@' {
+			span := ref.Span
+			span.Start = min(max(span.Start, 0), doc.Len())
+			span.End = min(max(span.End, span.Start), doc.Len())
+			if span.Len() > 0 && doc.Slice(span.Start, span.Start+1) == "@" {
 				span.Start++
 			}
 			links = append(links, protocol.DocumentLink{

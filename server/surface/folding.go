@@ -18,9 +18,10 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 	if doc == nil {
 		return folds
 	}
-	_ = enc // folding is line based; lines do not depend on the encoding
+	_ = enc             // folding is line based; lines do not depend on the encoding
+	var text textWindow // the frontmatter or the message at hand
 	add := func(s chatdoc.Span, kind protocol.FoldingRangeKind) {
-		s = trimSpanRight(doc.Text(), s)
+		s = text.trimSpanRight(s)
 		if s.Len() <= 0 {
 			return
 		}
@@ -30,12 +31,14 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 		}
 	}
 	if fm := doc.Frontmatter; fm != nil {
+		text = spanWindow(doc, fm.Span)
 		add(fm.Span, protocol.ImportsFoldingRange)
 	}
 	for _, m := range doc.Messages {
 		if m == nil {
 			continue
 		}
+		text = spanWindow(doc, m.Span)
 		add(m.Span, protocol.RegionFoldingRange)
 		for _, use := range m.ToolUses {
 			if use != nil {

@@ -49,19 +49,23 @@ var inlineRoleMarker = regexp.MustCompile(`^@(\w+):[ \t]*`)
 // inlineMarkerSpan is the `@Role:` at the start of the line holding off
 // (empty if the line does not start with one). Hand-written rather than
 // inlineRoleMarker because semantic tokens call it for every message.
-func inlineMarkerSpan(text string, off int) chatdoc.Span {
-	start := lineStart(text, off)
-	i := start + 1
-	if start >= len(text) || text[start] != '@' {
+func inlineMarkerSpan(text *textWindow, off int) chatdoc.Span {
+	start := text.lineStart(off) // in the window, with its whole line
+	if start >= text.n {
 		return chatdoc.Span{}
 	}
-	for i < len(text) && isASCIIWordByte(text[i]) {
+	line := text.s[start-text.base:]
+	i := 1
+	if line[0] != '@' {
+		return chatdoc.Span{}
+	}
+	for i < len(line) && isASCIIWordByte(line[i]) {
 		i++
 	}
-	if i == start+1 || i >= len(text) || text[i] != ':' {
+	if i == 1 || i >= len(line) || line[i] != ':' {
 		return chatdoc.Span{}
 	}
-	return chatdoc.Span{Start: start, End: i + 1}
+	return chatdoc.Span{Start: start, End: start + i + 1}
 }
 
 func isASCIIWordByte(c byte) bool {
@@ -71,9 +75,9 @@ func isASCIIWordByte(c byte) bool {
 // splitInlineRoleMarker turns `@You: text` into `@You:` + newline + `text`,
 // replacing the spaces after the colon with the document's line ending.
 func splitInlineRoleMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
-	text := doc.Text()
-	start := lineStart(text, clampSpan(text, d.Span).Start)
-	line := text[start:lineEnd(text, start)]
+	text := windowAt(doc, d.Span.Start, d.Span.Start)
+	start := text.lineStart(text.clamp(d.Span).Start)
+	line := text.str(start, text.lineEnd(start))
 	m := inlineRoleMarker.FindStringSubmatchIndex(line)
 	if m == nil || m[1] == len(line) {
 		return nil
@@ -127,17 +131,17 @@ func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	if f == nil {
 		return nil
 	}
-	text := doc.Text()
-	opener := clampSpan(text, f.OpenerSpan)
-	limit := clampSpan(text, f.Span).End
-	for off := nextLineStart(text, opener.End); off < limit; off = nextLineStart(text, off) {
-		line := text[off:lineEnd(text, off)]
+	text := spanWindow(doc, chatdoc.Span{Start: f.OpenerSpan.Start, End: f.Span.End})
+	opener := text.clamp(f.OpenerSpan)
+	limit := text.clamp(f.Span).End
+	for off := text.nextLineStart(opener.End); off < limit; off = text.nextLineStart(off) {
+		line := text.str(off, text.lineEnd(off))
 		if roleMarkerLine.MatchString(line) || strings.HasPrefix(line, "**Tool Use:**") || strings.HasPrefix(line, "**Tool Result:**") {
 			limit = off
 			break
 		}
 	}
-	insertAt := max(trimSpanRight(text, chatdoc.Span{Start: opener.End, End: limit}).End, opener.End)
+	insertAt := max(text.trimSpanRight(chatdoc.Span{Start: opener.End, End: limit}).End, opener.End)
 	ticks := strings.Repeat("`", max(f.Ticks, 3))
 	return &Fix{
 		Title:     "Close the code fence",

@@ -40,24 +40,27 @@ func SelectionRanges(doc *chatdoc.Document, enc chatdoc.Encoding, positions []ch
 // nestedSpans lists the spans around off from the smallest to the whole
 // document, dropping any that do not contain their predecessor.
 func nestedSpans(doc *chatdoc.Document, off int) []chatdoc.Span {
-	text := doc.Text()
+	text := windowAt(doc, off, off) // off's line, grown to the blocks around it
 	var candidates []chatdoc.Span
 	contains := func(s chatdoc.Span) bool { return s.Start <= off && off <= s.End }
 	consider := func(s chatdoc.Span) {
-		s = trimSpanRight(text, s)
+		if !contains(text.clamp(s)) {
+			return // trimming only shrinks the end, so it cannot contain off either
+		}
+		s = text.trimSpanRight(s)
 		if s.Len() > 0 && contains(s) {
 			candidates = append(candidates, s)
 		}
 	}
-	if w := wordAt(text, off); w.Len() > 0 {
+	if w := wordAt(&text, off); w.Len() > 0 {
 		candidates = append(candidates, w)
 	}
-	consider(chatdoc.Span{Start: lineStart(text, off), End: lineEnd(text, off)})
+	consider(chatdoc.Span{Start: text.lineStart(off), End: text.lineEnd(off)})
 	if fm := doc.Frontmatter; fm != nil {
 		consider(fm.Span)
 	}
 	for _, m := range doc.Messages {
-		if m == nil || !contains(clampSpan(text, m.Span)) {
+		if m == nil || !contains(text.clamp(m.Span)) {
 			continue
 		}
 		consider(m.Span)
@@ -82,7 +85,7 @@ func nestedSpans(doc *chatdoc.Document, off int) []chatdoc.Span {
 			}
 		}
 	}
-	candidates = append(candidates, chatdoc.Span{Start: 0, End: len(text)})
+	candidates = append(candidates, chatdoc.Span{Start: 0, End: text.n})
 	sort.SliceStable(candidates, func(i, j int) bool { return candidates[i].Len() < candidates[j].Len() })
 	chain := candidates[:0]
 	for _, s := range candidates {
@@ -105,24 +108,27 @@ func considerFence(consider func(chatdoc.Span), f *chatdoc.Fence) {
 }
 
 // wordAt is the run of letters, digits and '_' around off (empty if none).
-func wordAt(text string, off int) chatdoc.Span {
-	off = min(max(off, 0), len(text))
+// A word never crosses a line ending, so off's line is all it reads.
+func wordAt(text *textWindow, off int) chatdoc.Span {
+	off = min(max(off, 0), text.n)
+	base := text.lineStart(off)
+	line := text.str(base, text.nextLineStart(off))
 	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-	start := off
+	start := off - base
 	for start > 0 {
-		r, size := utf8.DecodeLastRuneInString(text[:start])
+		r, size := utf8.DecodeLastRuneInString(line[:start])
 		if !isWord(r) {
 			break
 		}
 		start -= size
 	}
-	end := off
-	for end < len(text) {
-		r, size := utf8.DecodeRuneInString(text[end:])
+	end := off - base
+	for end < len(line) {
+		r, size := utf8.DecodeRuneInString(line[end:])
 		if !isWord(r) {
 			break
 		}
 		end += size
 	}
-	return chatdoc.Span{Start: start, End: end}
+	return chatdoc.Span{Start: base + start, End: base + end}
 }

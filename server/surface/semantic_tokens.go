@@ -71,15 +71,15 @@ func frontmatterTokens(doc *chatdoc.Document) []semanticToken {
 	if fm == nil {
 		return nil
 	}
-	text := doc.Text()
-	s := clampSpan(text, fm.Span)
-	toks := []semanticToken{{span: chatdoc.Span{Start: s.Start, End: lineEnd(text, s.Start)}, kind: tokenFence}}
-	if closer := trimSpanRight(text, s); closer.End > s.Start {
-		if last := lineStart(text, closer.End); last > s.Start {
+	text := spanWindow(doc, fm.Span)
+	s := text.clamp(fm.Span)
+	toks := []semanticToken{{span: chatdoc.Span{Start: s.Start, End: text.lineEnd(s.Start)}, kind: tokenFence}}
+	if closer := text.trimSpanRight(s); closer.End > s.Start {
+		if last := text.lineStart(closer.End); last > s.Start {
 			toks = append(toks, semanticToken{span: chatdoc.Span{Start: last, End: closer.End}, kind: tokenFence})
 		}
 	}
-	return normalizeTokens(text, toks, &tokenScratch{})
+	return normalizeTokens(&text, toks, &tokenScratch{})
 }
 
 // tokenScratch holds buffers reused from message to message, so a full
@@ -87,15 +87,16 @@ func frontmatterTokens(doc *chatdoc.Document) []semanticToken {
 // next call that uses the same scratch.
 type tokenScratch struct{ toks, flat, out []semanticToken }
 
-// messageTokens lists one message's tokens in document order, without overlaps.
-func messageTokens(text string, m *chatdoc.Message, scratch *tokenScratch) []semanticToken {
+// messageTokens lists one message's tokens in document order, without
+// overlaps; text is a window on the message (see messageWindow).
+func messageTokens(text *textWindow, m *chatdoc.Message, scratch *tokenScratch) []semanticToken {
 	toks := scratch.toks[:0]
 	add := func(s chatdoc.Span, kind, mods uint32) {
 		if s.End > s.Start {
 			toks = append(toks, semanticToken{span: s, kind: kind, modifiers: mods})
 		}
 	}
-	if inline := inlineMarkerSpan(text, m.MarkerSpan.Start); inline.Len() > 0 && inline.End < trimSpanRight(text, m.MarkerSpan).End {
+	if inline := inlineMarkerSpan(text, m.MarkerSpan.Start); inline.Len() > 0 && inline.End < text.trimSpanRight(m.MarkerSpan).End {
 		add(inline, tokenRoleMarker, modDeprecated) // pre-0.6 `@You: text`
 	} else {
 		add(m.MarkerSpan, tokenRoleMarker, 0)
@@ -147,9 +148,9 @@ func messageTokens(text string, m *chatdoc.Message, scratch *tokenScratch) []sem
 }
 
 // headerLabel is the span of a bold label at the start of a header line.
-func headerLabel(text string, header chatdoc.Span, label string) chatdoc.Span {
-	h := clampSpan(text, header)
-	if strings.HasPrefix(text[h.Start:h.End], label) {
+func headerLabel(text *textWindow, header chatdoc.Span, label string) chatdoc.Span {
+	h := text.clamp(header)
+	if strings.HasPrefix(text.str(h.Start, h.End), label) {
 		return chatdoc.Span{Start: h.Start, End: h.Start + len(label)}
 	}
 	return chatdoc.Span{}
@@ -159,9 +160,9 @@ func headerLabel(text string, header chatdoc.Span, label string) chatdoc.Span {
 // (the status word inside a fence opener line), drops partial overlaps (the
 // AST's lists are independent), and splits multi-line tokens into per-line
 // pieces without line endings.
-func normalizeTokens(text string, toks []semanticToken, scratch *tokenScratch) []semanticToken {
+func normalizeTokens(text *textWindow, toks []semanticToken, scratch *tokenScratch) []semanticToken {
 	for i := range toks {
-		toks[i].span = clampSpan(text, toks[i].span)
+		toks[i].span = text.clamp(toks[i].span)
 	}
 	slices.SortStableFunc(toks, func(a, b semanticToken) int {
 		if a.span.Start != b.span.Start {
@@ -197,11 +198,11 @@ func normalizeTokens(text string, toks []semanticToken, scratch *tokenScratch) [
 	for _, t := range flat {
 		s := t.span
 		for start := s.Start; start < s.End; {
-			end := min(lineEnd(text, start), s.End)
+			end := min(text.lineEnd(start), s.End)
 			if end > start {
 				out = append(out, semanticToken{span: chatdoc.Span{Start: start, End: end}, kind: t.kind, modifiers: t.modifiers})
 			}
-			start = nextLineStart(text, start)
+			start = text.nextLineStart(start)
 		}
 	}
 	scratch.out = out

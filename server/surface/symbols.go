@@ -25,20 +25,22 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 	}
 	results := resultsByID(doc)
 	if fm := doc.Frontmatter; fm != nil {
-		r := lspRange(doc, trimSpanRight(doc.Text(), fm.Span), enc)
+		text := spanWindow(doc, fm.Span)
+		r := lspRange(doc, text.trimSpanRight(fm.Span), enc)
 		symbols = append(symbols, protocol.DocumentSymbol{
 			Name: "frontmatter", Detail: displayText(fm.Language), Kind: protocol.SymbolKindPackage,
-			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: lineEnd(doc.Text(), fm.Span.Start)}, enc),
+			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: text.lineEnd(fm.Span.Start)}, enc),
 		})
 	}
 	for _, m := range doc.Messages {
 		if m == nil {
 			continue
 		}
+		text := spanWindow(doc, m.Span)
 		sym := protocol.DocumentSymbol{
-			Name:           messageSymbolName(doc.Text(), m),
+			Name:           messageSymbolName(&text, m),
 			Kind:           protocol.SymbolKindNamespace,
-			Range:          lspRange(doc, trimSpanRight(doc.Text(), m.Span), enc),
+			Range:          lspRange(doc, text.trimSpanRight(m.Span), enc),
 			SelectionRange: lspRange(doc, m.MarkerSpan, enc),
 		}
 		for _, use := range m.ToolUses {
@@ -56,7 +58,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				Name:           displayText(use.Name),
 				Detail:         displayText(status + " · " + use.ID),
 				Kind:           protocol.SymbolKindFunction,
-				Range:          lspRange(doc, trimSpanRight(doc.Text(), use.Span), enc),
+				Range:          lspRange(doc, text.trimSpanRight(use.Span), enc),
 				SelectionRange: lspRange(doc, use.NameSpan, enc),
 			})
 		}
@@ -68,7 +70,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				Name:           displayText("result " + res.ID),
 				Detail:         resultStatus(res),
 				Kind:           protocol.SymbolKindEvent,
-				Range:          lspRange(doc, trimSpanRight(doc.Text(), res.Span), enc),
+				Range:          lspRange(doc, text.trimSpanRight(res.Span), enc),
 				SelectionRange: lspRange(doc, res.IDSpan, enc),
 			})
 		}
@@ -111,14 +113,14 @@ func resultStatus(res *chatdoc.ToolResult) string {
 // messageSymbolName is "Role: first line…": the first line of prose,
 // skipping thinking, fences and tool blocks; a message with none is
 // summarised by its calls ("Assistant: calls bash, read") or results.
-func messageSymbolName(text string, m *chatdoc.Message) string {
+func messageSymbolName(text *textWindow, m *chatdoc.Message) string {
 	name := m.Role
 	if name == "" {
 		name = "message"
 	}
-	marker := clampSpan(text, m.MarkerSpan)
+	marker := text.clamp(m.MarkerSpan)
 	if inline := inlineMarkerSpan(text, marker.Start); inline.Len() > 0 {
-		if rest := strings.TrimSpace(text[inline.End:max(marker.End, inline.End)]); rest != "" {
+		if rest := strings.TrimSpace(text.str(inline.End, max(marker.End, inline.End))); rest != "" {
 			return displayText(name + ": " + truncateRunes(rest, symbolNameRunes)) // pre-0.6 `@You: text`
 		}
 	}
@@ -147,7 +149,7 @@ func messageSymbolName(text string, m *chatdoc.Message) string {
 }
 
 // firstProseLine walks the message's lines once, jumping over its blocks.
-func firstProseLine(text string, m *chatdoc.Message) string {
+func firstProseLine(text *textWindow, m *chatdoc.Message) string {
 	var blocks []chatdoc.Span
 	for _, th := range m.Thinking {
 		if th != nil {
@@ -170,20 +172,20 @@ func firstProseLine(text string, m *chatdoc.Message) string {
 		}
 	}
 	slices.SortFunc(blocks, func(a, b chatdoc.Span) int { return a.Start - b.Start })
-	span := clampSpan(text, m.Span)
+	span := text.clamp(m.Span)
 	next := 0
-	for off := nextLineStart(text, clampSpan(text, m.MarkerSpan).End); off < span.End; {
+	for off := text.nextLineStart(text.clamp(m.MarkerSpan).End); off < span.End; {
 		for next < len(blocks) && blocks[next].End <= off {
 			next++
 		}
 		if next < len(blocks) && blocks[next].Start <= off {
-			off = max(nextLineStart(text, max(blocks[next].End-1, off)), off+1)
+			off = max(text.nextLineStart(max(blocks[next].End-1, off)), off+1)
 			continue
 		}
-		if line := strings.TrimSpace(text[off:min(lineEnd(text, off), span.End)]); line != "" {
+		if line := strings.TrimSpace(text.str(off, min(text.lineEnd(off), span.End))); line != "" {
 			return line
 		}
-		off = max(nextLineStart(text, off), off+1)
+		off = max(text.nextLineStart(off), off+1)
 	}
 	return ""
 }

@@ -37,10 +37,11 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 		return []uint32{}
 	}
 	var reuse func(i int) *encodedMessage
+	var reusedText func(i int) string
 	if c != nil {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		reuse = c.matcher(doc, enc)
+		reuse, reusedText = c.matcher(doc, enc)
 	}
 	var texts []string
 	var encoded []*encodedMessage
@@ -63,14 +64,20 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 		}
 		if em == nil && c == nil {
 			// Nothing to remember: encode straight into the result.
-			data, prevLine, prevChar = encodeTokens(data, doc, enc, messageTokens(doc.Text(), m, &scratch), prevLine, prevChar)
+			w := spanWindow(doc, m.Span)
+			data, prevLine, prevChar = encodeTokens(data, doc, enc, messageTokens(&w, m, &scratch), prevLine, prevChar)
 			continue
 		}
-		if em == nil {
-			em = encodeMessage(doc, enc, m, &scratch)
+		var text string
+		if em != nil {
+			text = reusedText(i) // the message's text, known equal
+		} else {
+			var w textWindow
+			em, w = encodeMessage(doc, enc, m, &scratch)
+			span := w.clamp(m.Span)
+			text = w.str(span.Start, span.End)
 		}
-		span := clampSpan(doc.Text(), m.Span)
-		texts[i], encoded[i] = doc.Text()[span.Start:span.End], em
+		texts[i], encoded[i] = text, em
 		if len(em.data) == 0 {
 			continue
 		}
@@ -93,23 +100,26 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 	return data
 }
 
-// encodeMessage encodes one message relative to its first line.
-func encodeMessage(doc *chatdoc.Document, enc chatdoc.Encoding, m *chatdoc.Message, scratch *tokenScratch) *encodedMessage {
+// encodeMessage encodes one message relative to its first line; it returns
+// the window it read the message through.
+func encodeMessage(doc *chatdoc.Document, enc chatdoc.Encoding, m *chatdoc.Message, scratch *tokenScratch) (*encodedMessage, textWindow) {
 	base := doc.Lines.LineOf(m.Span.Start)
-	data, last, lastChar := encodeTokens(nil, doc, enc, messageTokens(doc.Text(), m, scratch), base, 0)
-	return &encodedMessage{data: data, lastLine: last - base, lastChar: lastChar}
+	w := spanWindow(doc, m.Span)
+	data, last, lastChar := encodeTokens(nil, doc, enc, messageTokens(&w, m, scratch), base, 0)
+	return &encodedMessage{data: data, lastLine: last - base, lastChar: lastChar}, w
 }
 
 // matcher pairs the new document's messages with the previous call's: a
 // common prefix (same pointer, or same text) and a common suffix (same text),
 // like SemanticTokensDelta does for the integers. Messages in between are
 // encoded again. A message's tokens depend only on its own text, since the
-// parser starts every message in the same state.
-func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) func(int) *encodedMessage {
+// parser starts every message in the same state. The second function gives
+// a reused message's text (the previous call's string, equal to it).
+func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) (func(int) *encodedMessage, func(int) string) {
 	if c.enc != enc || len(c.messages) == 0 {
-		return nil
+		return nil, nil
 	}
-	text := doc.Text()
+	textLen := doc.Len()
 	same := func(i, j int) bool {
 		m := doc.Messages[i]
 		if m == nil || c.encoded[j] == nil {
@@ -118,8 +128,9 @@ func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) func(i
 		if m == c.messages[j] {
 			return true
 		}
-		s := clampSpan(text, m.Span)
-		return s.Len() == len(c.texts[j]) && text[s.Start:s.End] == c.texts[j]
+		start := min(max(m.Span.Start, 0), textLen)
+		end := min(max(m.Span.End, start), textLen)
+		return end-start == len(c.texts[j]) && doc.Slice(start, end) == c.texts[j]
 	}
 	n, o := len(doc.Messages), len(c.messages)
 	prefix := 0
@@ -130,14 +141,22 @@ func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) func(i
 	for suffix < n-prefix && suffix < o-prefix && same(n-1-suffix, o-1-suffix) {
 		suffix++
 	}
-	old := c.encoded
-	return func(i int) *encodedMessage {
+	oldEncoded, oldTexts := c.encoded, c.texts
+	old := func(i int) int {
 		switch {
 		case i < prefix:
-			return old[i]
+			return i
 		case i >= n-suffix:
-			return old[i-(n-o)]
+			return i - (n - o)
 		}
-		return nil
+		return -1
 	}
+	return func(i int) *encodedMessage {
+			if j := old(i); j >= 0 {
+				return oldEncoded[j]
+			}
+			return nil
+		}, func(i int) string {
+			return oldTexts[old(i)]
+		}
 }

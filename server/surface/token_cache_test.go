@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/chatdoc/chatgen"
 )
 
 // TestTokenCacheMatchesFullComputation edits documents at random, through
@@ -53,5 +54,30 @@ func TestTokenCacheEncodingSwitch(t *testing.T) {
 	}
 	if got := (*TokenCache)(nil).Tokens(nil, chatdoc.UTF16); got == nil || len(got) != 0 {
 		t.Errorf("nil doc: %v", got)
+	}
+}
+
+// TestTokenCacheReusesMovedMessages: after an edit in the middle, the later
+// messages move (new pointers, same text) and must still be reused; only
+// the edited one is encoded again.
+func TestTokenCacheReusesMovedMessages(t *testing.T) {
+	doc := chatdoc.Parse(chatgen.Generate(200<<10, 2))
+	m := doc.Messages[len(doc.Messages)/2]
+	p := doc.Lines.Position(m.MarkerSpan.End+1, chatdoc.UTF16)
+	edited := doc.Apply([]chatdoc.Change{{Range: &chatdoc.Range{Start: p, End: p}, Text: "x"}}, chatdoc.UTF16)
+	c := NewTokenCache()
+	c.Tokens(doc, chatdoc.UTF16)
+	for k, d := range []*chatdoc.Document{edited, doc} {
+		reuse, _ := c.matcher(d, chatdoc.UTF16)
+		misses := 0
+		for i := range d.Messages {
+			if reuse(i) == nil {
+				misses++
+			}
+		}
+		if misses != 1 {
+			t.Errorf("step %d: %d of %d messages encoded again, want 1", k, misses, len(d.Messages))
+		}
+		c.Tokens(d, chatdoc.UTF16)
 	}
 }

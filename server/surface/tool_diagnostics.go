@@ -78,8 +78,9 @@ func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diag
 func schemaDiagnostic(doc *chatdoc.Document, use *chatdoc.ToolUse, verr tools.ValidationError) chatdoc.Diagnostic {
 	span := inputSpan(doc, use)
 	if len(verr.Path) > 0 && use.Fence != nil {
-		content := clampSpan(doc.Text(), use.Fence.ContentSpan)
-		if start, end, ok := jsonPathSpan(doc.Text()[content.Start:content.End], verr.Path); ok {
+		text := spanWindow(doc, use.Fence.ContentSpan)
+		content := text.clamp(use.Fence.ContentSpan)
+		if start, end, ok := jsonPathSpan(text.str(content.Start, content.End), verr.Path); ok {
 			span = chatdoc.Span{Start: content.Start + start, End: content.Start + end}
 		}
 	}
@@ -99,7 +100,8 @@ func inputSpan(doc *chatdoc.Document, use *chatdoc.ToolUse) chatdoc.Span {
 	if use.Fence == nil {
 		return use.HeaderSpan
 	}
-	s := trimSpan(doc.Text(), use.Fence.ContentSpan)
+	text := spanWindow(doc, use.Fence.ContentSpan)
+	s := text.trimSpan(use.Fence.ContentSpan)
 	if s.Len() == 0 {
 		return use.Fence.OpenerSpan
 	}
