@@ -39,7 +39,7 @@ end
 
 -- execute sends workspace/executeCommand; cb(result) runs on success.
 function M.execute(client, bufnr, command, args, cb)
-  client.request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+  lsp.request(client, 'workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
     if err then
       return notify(command .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
@@ -100,8 +100,8 @@ end
 -- apply runs one code action: its edit, then its command (resolving it first
 -- when the server left both out).
 function M.apply(client, bufnr, action)
-  if not action.edit and not action.command and client.supports_method('codeAction/resolve') then
-    client.request('codeAction/resolve', action, function(err, resolved)
+  if not action.edit and not action.command and lsp.supports_method(client, 'codeAction/resolve') then
+    lsp.request(client, 'codeAction/resolve', action, function(err, resolved)
       if not err and resolved then
         M.apply(client, bufnr, resolved)
       end
@@ -113,7 +113,7 @@ function M.apply(client, bufnr, action)
   end
   local cmd = type(action.command) == 'table' and action.command or (type(action.command) == 'string' and action)
   if cmd then
-    client.request('workspace/executeCommand', { command = cmd.command, arguments = cmd.arguments }, nil, bufnr)
+    lsp.request(client, 'workspace/executeCommand', { command = cmd.command, arguments = cmd.arguments }, nil, bufnr)
   end
 end
 
@@ -142,7 +142,7 @@ function M.code_action(pattern, except, bufnr)
       range = code_action_range(b, id),
       context = { diagnostics = {} },
     }
-    client.request('textDocument/codeAction', params, function(err, actions)
+    lsp.request(client, 'textDocument/codeAction', params, function(err, actions)
       if err then
         return notify('code actions failed: ' .. (err.message or ''), vim.log.levels.ERROR)
       end

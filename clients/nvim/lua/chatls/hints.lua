@@ -58,7 +58,7 @@ function M.request(bufnr)
       ['end'] = { line = vim.api.nvim_buf_line_count(bufnr), character = 0 },
     },
   }
-  client.request('textDocument/inlayHint', params, function(err, result)
+  lsp.request(client, 'textDocument/inlayHint', params, function(err, result)
     if not err then
       M.render(bufnr, result)
     end
@@ -68,7 +68,7 @@ end
 local function schedule(bufnr)
   local t = timers[bufnr]
   if not t then
-    t = vim.loop.new_timer()
+    t = lsp.uv.new_timer()
     timers[bufnr] = t
   end
   t:stop()

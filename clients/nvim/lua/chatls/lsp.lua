@@ -11,6 +11,28 @@ M.root_markers = { '.chatls.toml', '.git' }
 
 local clients_by_root = {} -- 0.7 only
 
+-- Neovim 0.11 made client methods proper methods (client:request) and
+-- deprecates the 0.7-0.10 function fields (client.request); call whichever
+-- this version has so neither warns.
+local methods = vim.fn.has('nvim-0.11') == 1
+
+function M.request(client, method, params, handler, bufnr)
+  if methods then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.supports_method(client, method)
+  if methods then
+    return client:supports_method(method)
+  end
+  return client.supports_method(method)
+end
+
+-- uv is the libuv binding: vim.uv from 0.10, vim.loop before.
+M.uv = vim.uv or vim.loop
+
 local function parent_of(path)
   path = vim.fn.fnamemodify(path, ':p'):gsub('/$', '')
   return vim.fn.fnamemodify(path, ':h')
