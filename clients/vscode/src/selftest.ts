@@ -81,7 +81,14 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     const adv = await vscode.commands.executeCommand<{ ready?: boolean }>('chatls.client.advance');
     check('advance command: ready to send', adv?.ready === true, adv);
 
-    check('only explicitly-set settings are sent', JSON.stringify(api.serverSettings()) === JSON.stringify({ tools: { maxConcurrent: 2 } }), api.serverSettings());
+    // User settings set maxConcurrent; the workspace's .vscode/settings.json
+    // tries autoApprove, deny, sandbox.enabled and plugins (user-only, dropped)
+    // and placeholderStyle (allowed from a workspace).
+    check(
+      'only explicitly-set settings are sent, user-only keys never from the workspace',
+      JSON.stringify(api.serverSettings()) === JSON.stringify({ tools: { maxConcurrent: 2 }, placeholderStyle: 'fence' }),
+      api.serverSettings(),
+    );
 
     await doc.save();
     check('saved to disk', fs.readFileSync(uri.fsPath, 'utf8').includes('\nhello-from-chatls\n'));
