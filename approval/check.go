@@ -27,7 +27,10 @@ type CheckRequest struct {
 }
 
 // CheckCommand decides one call the way the server would, from files only.
-// Warnings (unknown keys…) come back for the caller to print.
+// Warnings (unknown keys…) come back for the caller to print. A broken
+// configuration is not an error: the answer is require_approval (what the
+// server does without a good configuration) with the problem in the trace;
+// the error is only for input that is not a JSON object.
 func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warning, error) {
 	var input map[string]any
 	if err := json.Unmarshal([]byte(req.Input), &input); err != nil || input == nil {
@@ -48,14 +51,14 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 	}
 	user, warns, err := config.LoadFile(userFile)
 	if err != nil {
-		return Verdict{}, nil, err
+		return configErrorVerdict(err), warns, nil
 	}
 	wsFile := filepath.Join(root, config.WorkspaceFile)
 	ws, w2, err := config.LoadFile(wsFile)
-	if err != nil {
-		return Verdict{}, warns, err
-	}
 	warns = append(warns, w2...)
+	if err != nil {
+		return configErrorVerdict(err), warns, nil
+	}
 	doc := req.DocPath
 	if doc != "" {
 		doc, _ = filepath.Abs(doc)
@@ -65,11 +68,21 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter,
 	}, req.Logger)
 	if err != nil {
-		return Verdict{}, warns, err
+		return configErrorVerdict(err), warns, nil
 	}
 	for _, w := range e.Warnings() {
 		warns = append(warns, config.Warning{Message: w})
 	}
 	v := e.Decide(ctx, Call{ID: "cli", Tool: req.Tool, Input: input, DocPath: doc, WorkspaceRoot: root})
 	return v, warns, nil
+}
+
+// ConfigErrorResolver names the trace step of a configuration that could not be loaded.
+const ConfigErrorResolver = "config"
+
+// configErrorVerdict is the decision when the configuration can't be used.
+func configErrorVerdict(err error) Verdict {
+	return Verdict{Decision: RequireApproval, Reason: "the configuration could not be loaded",
+		Steps: []Step{{Resolver: ConfigErrorResolver, Priority: 1000, Decision: RequireApproval,
+			Reason: "the configuration could not be loaded, so every call asks: " + err.Error()}}}
 }

@@ -72,10 +72,31 @@ var flagAliases = map[string]map[string]string{
 
 func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' && w != dynToken }
 
-// normalizeArgs splits -rf into -r -f, maps aliases and sorts each run of
-// flags, so flag order and spelling don't matter. Words after -- are left alone.
+// optionTable is the option grammar chatls knows for a command (nil if
+// none): used to expand abbreviated long options (rm --recur = rm -r).
+func optionTable(name string) *optTable {
+	if w, ok := writers[name]; ok && w.opts != nil {
+		return w.opts
+	}
+	return nil
+}
+
+// canonicalFlag is the one spelling an option is compared by: its short
+// form when it has one (rm --recursive = -r).
+func canonicalFlag(d *optDef) string {
+	if d.short != 0 {
+		return "-" + string(d.short)
+	}
+	return "--" + d.long
+}
+
+// normalizeArgs splits -rf into -r -f, maps aliases, expands unambiguous
+// abbreviations of long options the command is known to have, and sorts
+// each run of flags, so flag order and spelling don't matter. Words after
+// -- are left alone.
 func normalizeArgs(name string, args []string) []string {
 	aliases := flagAliases[name]
+	table := optionTable(name)
 	out := make([]string, 0, len(args)+2)
 	ended := false
 	for _, a := range args {
@@ -86,6 +107,16 @@ func normalizeArgs(name string, args []string) []string {
 			out = append(out, a)
 			ended = true
 		case strings.HasPrefix(a, "--"):
+			if table != nil {
+				key, val, hasVal := strings.Cut(a[2:], "=")
+				if d, _, ok := table.lookupLong(key); ok {
+					if hasVal {
+						a = "--" + d.long + "=" + val
+					} else {
+						a = canonicalFlag(d)
+					}
+				}
+			}
 			if m, ok := aliases[a]; ok {
 				a = m
 			}
@@ -93,6 +124,11 @@ func normalizeArgs(name string, args []string) []string {
 		case isLetters(a[1:]):
 			for _, c := range a[1:] {
 				f := "-" + string(c)
+				if table != nil && c < 128 {
+					if d, ok := table.short[byte(c)]; ok {
+						f = canonicalFlag(d)
+					}
+				}
 				if m, ok := aliases[f]; ok {
 					f = m
 				}
@@ -119,6 +155,39 @@ func normalizeArgs(name string, args []string) []string {
 		i = j
 	}
 	return out
+}
+
+// longNames lists the long spellings of a normalized flag for a command
+// (-r → recursive for rm), for matching abbreviations against deny rules.
+func longNames(name, flag string) []string {
+	var out []string
+	if strings.HasPrefix(flag, "--") {
+		out = append(out, strings.TrimPrefix(flag, "--"))
+	}
+	for long, short := range flagAliases[name] {
+		if short == flag && strings.HasPrefix(long, "--") {
+			out = append(out, strings.TrimPrefix(long, "--"))
+		}
+	}
+	if t := optionTable(name); t != nil {
+		out = append(out, t.longSpellings(flag)...)
+	}
+	return out
+}
+
+// abbreviates reports whether a command word --KEY may be an abbreviation
+// of one of flag's long spellings: deny rules treat it as that flag.
+func abbreviates(word, name, flag string) bool {
+	if !strings.HasPrefix(word, "--") || len(word) < 3 {
+		return false
+	}
+	key, _, _ := strings.Cut(word[2:], "=")
+	for _, l := range longNames(name, flag) {
+		if strings.HasPrefix(l, key) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLetters(s string) bool {
@@ -223,7 +292,7 @@ func (p *cmdPattern) denyMatch(words []word) denyResult {
 		return denyNo
 	}
 	norm := normalizeArgs(path.Base(name.text), args)
-	have := map[string]bool{}
+	have := make(map[string]bool, len(norm))
 	var plain []string
 	dyn := false
 	for _, a := range norm {
@@ -236,9 +305,22 @@ func (p *cmdPattern) denyMatch(words []word) denyResult {
 			plain = append(plain, a)
 		}
 	}
+	base := path.Base(name.text)
 	ok := true
 	for _, f := range p.flags {
-		if !have[f] {
+		if have[f] {
+			continue
+		}
+		// An abbreviation (--forc) or an unknown long option that could
+		// stand for the denied flag counts as it.
+		found := false
+		for _, a := range norm {
+			if abbreviates(a, base, f) {
+				found = true
+				break
+			}
+		}
+		if !found {
 			ok = false
 			break
 		}

@@ -355,6 +355,7 @@ func decideRows() []decideRow {
 		decideRow{name: "sandbox only decides bash", user: "[tools]\nautoApproveSandboxed = true\n", sandbox: true, tool: "calculator", input: map[string]any{}, want: R},
 	)
 	rows = append(rows, frontmatterRows()...)
+	rows = append(rows, auditRows()...)
 	return rows
 }
 

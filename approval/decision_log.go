@@ -25,8 +25,57 @@ type LogEntry struct {
 	ExitStatus *int       `json:"exit_status,omitempty"`
 	Truncated  bool       `json:"truncated"`
 	ApprovedBy string     `json:"approved_by,omitempty"`
+	// Rule, File and Line name the rule that decided (empty when none did).
+	Rule string `json:"rule,omitempty"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Reason is the verdict's one-line summary.
+	Reason string `json:"reason,omitempty"`
 	// Trace is the verdict's steps, so the log explains itself.
 	Trace []Step `json:"trace,omitempty"`
+}
+
+// LogEntry completes e with what the verdict knows: the decision (unless e
+// already has one, e.g. a run the user approved by hand), the deciding rule
+// with its file and line, the reason and the whole trace. The server builds
+// its entries with it: s.decisions.Write(v.LogEntry(approval.LogEntry{…})).
+func (v Verdict) LogEntry(e LogEntry) LogEntry {
+	if e.Decision == "" {
+		e.Decision = string(v.Decision)
+	}
+	if s, ok := v.DecidingStep(); ok {
+		e.Rule, e.File, e.Line = s.Rule, s.File, s.Line
+	}
+	if e.Reason == "" {
+		e.Reason = v.Reason
+	}
+	if e.Trace == nil {
+		e.Trace = v.Steps
+	}
+	return e
+}
+
+// DecidingStep is the step whose answer became the decision: the first
+// deny, else the first step (in priority order) that answered the same as
+// the verdict and names a rule, else the first that answered the same.
+func (v Verdict) DecidingStep() (Step, bool) {
+	var first *Step
+	for i := range v.Steps {
+		s := &v.Steps[i]
+		if s.Decision != v.Decision {
+			continue
+		}
+		if s.Rule != "" {
+			return *s, true
+		}
+		if first == nil {
+			first = s
+		}
+	}
+	if first != nil {
+		return *first, true
+	}
+	return Step{}, false
 }
 
 // InputHash is the sha256 of the input's canonical JSON (keys sorted), the

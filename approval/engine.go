@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -25,6 +26,15 @@ type Engine struct {
 	tmp     string
 	root    string // canonical workspace root from Sources
 	ext     []*externalResolver
+	// configDirs hold the user's chatls configuration: writing there
+	// rewrites the policy, so they are sensitive paths.
+	configDirs []configDir
+	// pinned is the callEnv for the engine's own document and root, made
+	// canonical once when the engine is built: the directories a call is
+	// judged against can't be moved (a symlink swapped in) afterwards, and
+	// a decision does not re-resolve them.
+	pinned             *callEnv
+	pinDoc, pinRootRaw string
 }
 
 // NewEngine compiles the sources. Errors name file:line and what to fix;
@@ -54,6 +64,10 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 		e.root = canonicalPath(root, "/", e.home)
 	}
 	e.trusted = trustedRoot(e.root, src.User.Trust.Workspaces, e.home)
+	e.configDirs = []configDir{{path: canonicalPath(filepath.Dir(config.UserConfigPath()), "/", e.home), token: "chatls/"}}
+	if filepath.IsAbs(src.UserFile) {
+		e.configDirs = append(e.configDirs, configDir{path: canonicalPath(src.UserFile, "/", e.home), token: strings.ToLower(filepath.Base(src.UserFile))})
+	}
 
 	set := &ruleSet{requireApproval: true}
 	presets := builtinPresets()
@@ -86,6 +100,9 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 		e.ext = append(e.ext, x)
 	}
 	e.rules = set
+	e.pinDoc, e.pinRootRaw = src.DocPath, root
+	env := e.resolveEnv(Call{DocPath: src.DocPath, WorkspaceRoot: root})
+	e.pinned = &env
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -201,6 +218,14 @@ type callEnv struct {
 }
 
 func (e *Engine) callEnv(call Call) callEnv {
+	if e.pinned != nil && (call.DocPath == "" || call.DocPath == e.pinDoc) &&
+		(call.WorkspaceRoot == "" || call.WorkspaceRoot == e.pinRootRaw) {
+		return *e.pinned
+	}
+	return e.resolveEnv(call)
+}
+
+func (e *Engine) resolveEnv(call Call) callEnv {
 	var env callEnv
 	docPath := call.DocPath
 	if docPath == "" {

@@ -115,6 +115,10 @@ func TestExternalResolvers(t *testing.T) {
 		"hang":    resolverScript(t, dir, "hang.sh", `sleep 30`),
 		"garbage": resolverScript(t, dir, "garbage.sh", `cat >/dev/null; echo 'approve!!'`),
 		"unknown": resolverScript(t, dir, "unknown.sh", `cat >/dev/null; echo '{"decision":"yes"}'`),
+		// Only one object and white space: anything else is unreadable.
+		"trailing": resolverScript(t, dir, "trailing.sh", `cat >/dev/null; echo '{"decision":"approve"}garbage'`),
+		"two":      resolverScript(t, dir, "two.sh", `cat >/dev/null; echo '{"decision":"approve"} {"decision":"approve"}'`),
+		"spaced":   resolverScript(t, dir, "spaced.sh", `cat >/dev/null; printf '{"decision":"approve","reason":"fine"}\n\n  \n'`),
 	}
 	for _, tc := range []struct {
 		name   string
@@ -127,6 +131,9 @@ func TestExternalResolvers(t *testing.T) {
 		{"hang", RequireApproval, "skipped: timed out after 300ms"},
 		{"garbage", RequireApproval, "skipped: unreadable answer"},
 		{"unknown", RequireApproval, `skipped: unknown decision "yes"`},
+		{"trailing", RequireApproval, "skipped: unreadable answer"},
+		{"two", RequireApproval, "skipped: unreadable answer"},
+		{"spaced", Approve, "fine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			user := "[[resolvers]]\nname = \"" + tc.name + "\"\ncommand = \"" + scripts[tc.name] + "\"\ntimeoutMs = 300\n"
@@ -175,6 +182,10 @@ func TestDecideNeverPanics(t *testing.T) {
 	}
 }
 
+// TestSuggestRule: "Always allow" offers the nearest rule that is still
+// narrow: a subcommand rule, the exact command for interpreters, dangerous
+// programs and unusual forms, the exact path outside the workspace, and
+// nothing when no single rule covers the call.
 func TestSuggestRule(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct {
@@ -184,18 +195,46 @@ func TestSuggestRule(t *testing.T) {
 	}{
 		{"bash", map[string]any{"command": "go test ./pkg/..."}, "bash(go test *)"},
 		{"bash", map[string]any{"command": "go test"}, "bash(go test *)"},
-		{"bash", map[string]any{"command": "git -C x status"}, "bash(git *)"},
-		{"bash", map[string]any{"command": "cd src && npm run test -- --watch"}, "bash(npm run *)"},
-		{"bash", map[string]any{"command": "make"}, "bash(make *)"},
-		{"bash", map[string]any{"command": "ls -la src"}, "bash(ls *)"},
 		{"bash", map[string]any{"command": "/usr/bin/go test ./..."}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "go -C sub test ./..."}, "bash(go -C sub test *)"},
+		{"bash", map[string]any{"command": "go $X ./..."}, ""},
+		{"bash", map[string]any{"command": "go"}, "bash(go)"},
+		{"bash", map[string]any{"command": "go -v"}, "bash(go -v)"},
+		{"bash", map[string]any{"command": "git -C x status"}, "bash(git -C x status *)"},
+		{"bash", map[string]any{"command": "git -c core.pager=id log"}, "bash(git -c core.pager=id log)"},
+		{"bash", map[string]any{"command": "git status"}, "bash(git status *)"},
+		{"bash", map[string]any{"command": "cd src && npm run test -- --watch"}, "bash(npm run *)"},
+		{"bash", map[string]any{"command": "npx prettier --write ."}, "bash(npx prettier --write .)"},
+		{"bash", map[string]any{"command": "npm exec foo"}, "bash(npm exec foo)"},
+		{"bash", map[string]any{"command": "docker run --rm -v /:/h alpine"}, "bash(docker run --rm -v /:/h alpine)"},
+		{"bash", map[string]any{"command": "make"}, "bash(make)"},
+		{"bash", map[string]any{"command": "make lint"}, "bash(make lint *)"},
+		{"bash", map[string]any{"command": "ls -la src"}, "bash(ls *)"},
 		{"bash", map[string]any{"command": "rm -rf build"}, "bash(rm -rf build)"},
+		{"bash", map[string]any{"command": "rm $X"}, ""},
+		{"bash", map[string]any{"command": "python3 script.py"}, "bash(python3 script.py)"},
+		{"bash", map[string]any{"command": "python3 -c 'print(1)'"}, "bash(python3 -c 'print(1)')"},
+		{"bash", map[string]any{"command": "python3 $S"}, ""},
+		{"bash", map[string]any{"command": "node x.js"}, "bash(node x.js)"},
+		{"bash", map[string]any{"command": "perl -e 'print 1'"}, "bash(perl -e 'print 1')"},
+		{"bash", map[string]any{"command": "awk '{print}' f"}, "bash(awk '{print}' f)"},
+		{"bash", map[string]any{"command": "./run.sh --fast"}, "bash(./run.sh --fast)"},
 		{"bash", map[string]any{"command": "echo $(date)"}, ""},
 		{"bash", map[string]any{"command": "sh -c 'ls'"}, ""},
 		{"bash", map[string]any{"command": "set -e; date"}, "bash(date *)"},
+		{"bash", map[string]any{"command": "go test ./... && make lint"}, ""},
+		{"bash", map[string]any{"command": "go test ./a && go test ./b"}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "cd src && go test ./..."}, "bash(go test *)"},
+		{"bash", map[string]any{"command": "pwd; echo hi"}, "bash(echo *)"},
+		{"bash", map[string]any{"command": "echo hi > /etc/x"}, ""},
+		{"bash", map[string]any{"command": "echo hi > out.txt"}, "bash(echo *)"},
 		{"write", map[string]any{"path": "src/pkg/a.go"}, "write(src/pkg/**)"},
 		{"write", map[string]any{"path": "log.txt"}, "write(log.txt)"},
-		{"read", map[string]any{"path": "/etc/hosts"}, "read(/etc/**)"},
+		{"write", map[string]any{"path": ".env"}, ""},
+		{"write", map[string]any{"path": ".chatls.toml"}, ""},
+		{"write", map[string]any{"path": "/etc/hosts"}, "write(/etc/hosts)"},
+		{"read", map[string]any{"path": "/etc/hosts"}, "read(/etc/hosts)"},
+		{"write", map[string]any{"path": "l/../x"}, "write(" + filepath.Join(filepath.Dir(f.root), "outside", "x") + ")"},
 		{"ls", map[string]any{"path": "src"}, "ls(src/**)"},
 		{"calculator", map[string]any{"expression": "1"}, "calculator"},
 		{"slack:channels_list", map[string]any{}, "slack:channels_list"},
@@ -204,10 +243,9 @@ func TestSuggestRule(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("SuggestRule(%s %v) = %q, want %q", tc.tool, tc.input, got, tc.want)
 		}
-		if got == "bash" || got == "bash(go *)" {
+		if got == "bash" || strings.HasPrefix(got, "bash(go *") || strings.Contains(got, "/etc/**") {
 			t.Errorf("too broad: %s", got)
 		}
-		// A suggested rule must parse and approve the call it came from.
 		if got == "" {
 			continue
 		}
@@ -217,12 +255,19 @@ func TestSuggestRule(t *testing.T) {
 	}
 }
 
+// A suggested rule approves the call it came from (when nothing else asks).
 func TestSuggestedRuleApprovesItsCall(t *testing.T) {
 	f := newFixture(t)
-	for _, cmd := range []string{"go test ./pkg/...", "npm run test", "ls -la", "make lint", "rm -rf build"} {
+	for _, cmd := range []string{"go test ./pkg/...", "npm run test", "ls -la", "make lint", "make", "rm -rf build",
+		"go -C src test ./...", "git -C src status", "python3 -c 'print(1)'", "awk '{print}' f", "./run.sh --fast",
+		"go test ./a && go test ./b", "cd src && go test ./...", "pwd; echo hi"} {
 		call := Call{Tool: "bash", Input: map[string]any{"command": cmd}, DocPath: f.doc, WorkspaceRoot: f.root}
 		rule := SuggestRule(call)
-		e, err := NewEngine(f.sources(t, "[tools]\nautoApproveAppend = ['"+rule+"']\n", "", false, nil), nil)
+		if rule == "" {
+			t.Errorf("%s: no suggestion", cmd)
+			continue
+		}
+		e, err := NewEngine(f.sources(t, "[tools]\nautoApproveAppend = [\"\"\"\n"+rule+"\"\"\"]\n", "", false, nil), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

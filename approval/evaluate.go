@@ -50,7 +50,7 @@ func (e *Engine) evaluateRules(call Call, env callEnv) evaluation {
 					break
 				}
 			}
-			if final[i] == Pass && p.builtin != "" && p.blocked == "" {
+			if final[i] == Pass && p.builtin != "" && p.blocked == "" && p.secret == "" {
 				final[i] = Approve
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -105,10 +106,9 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 		}
 		return Pass, "", runErr
 	}
-	var reply resolverReply
-	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
-	if err := dec.Decode(&reply); err != nil {
-		return Pass, "", fmt.Errorf("unreadable answer %q (want {\"decision\": \"approve|require_approval|deny|pass\"})", clip(stdout.String(), 80))
+	reply, err := parseReply(stdout.Bytes())
+	if err != nil {
+		return Pass, "", fmt.Errorf("unreadable answer %q (want one JSON object {\"decision\": \"approve|require_approval|deny|pass\"} and nothing else)", clip(stdout.String(), 80))
 	}
 	switch strings.ToLower(reply.Decision) {
 	case "approve", "allow":
@@ -121,6 +121,22 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 		return Pass, reply.Reason, nil
 	}
 	return Pass, "", fmt.Errorf("unknown decision %q (want approve, require_approval, deny or pass)", reply.Decision)
+}
+
+// parseReply reads exactly one JSON object: anything after it but white
+// space (a second object, "garbage", a truncated tail) makes the answer
+// unreadable, so a confused resolver is skipped, never believed.
+func parseReply(out []byte) (resolverReply, error) {
+	var reply resolverReply
+	dec := json.NewDecoder(bytes.NewReader(out))
+	if err := dec.Decode(&reply); err != nil {
+		return reply, err
+	}
+	var rest json.RawMessage
+	if err := dec.Decode(&rest); err != io.EOF {
+		return reply, fmt.Errorf("trailing data after the answer")
+	}
+	return reply, nil
 }
 
 func clip(s string, n int) string {

@@ -20,7 +20,8 @@ func newFixture(t testing.TB) fixture {
 	base := resolveLinks(t.TempDir())
 	f := fixture{root: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp")}
 	f.doc = filepath.Join(f.root, "doc.chat")
-	for _, d := range []string{f.root, f.home, f.tmp, filepath.Join(f.root, "src"), filepath.Join(f.home, "notes")} {
+	outside := filepath.Join(base, "outside", "sub")
+	for _, d := range []string{f.root, f.home, f.tmp, filepath.Join(f.root, "src"), filepath.Join(f.home, "notes"), outside} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -35,6 +36,8 @@ func newFixture(t testing.TB) fixture {
 	must(os.Symlink("/etc", filepath.Join(f.root, "link-etc")))
 	must(os.Symlink(filepath.Join(f.home, ".bashrc"), filepath.Join(f.root, "sneaky.txt"))) // dangling
 	must(os.Symlink(f.home, filepath.Join(f.root, "homelink")))
+	// l/.. is outside the workspace for the kernel, inside for a lexical clean.
+	must(os.Symlink(outside, filepath.Join(f.root, "l")))
 	return f
 }
 

@@ -51,7 +51,7 @@ func (e *Engine) parts(call Call, env callEnv) (parts []part, opaque []string) {
 		}
 		p.path = canonicalPath(raw, env.docDir, e.home)
 		p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
-		p.secret = sensitiveToken(p.path)
+		p.secret = e.sensitive(p.path)
 		if p.secret == "" {
 			// The path as written counts too: a link named .env is still a secret's name.
 			p.secret = sensitiveToken(raw)
@@ -68,6 +68,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 	}
 	a := analyzeShell(cmd, env.docDir, e.home)
 	var parts []part
+	canon := map[string]string{env.docDir: env.docDir}
 	for i := range a.commands {
 		c := &a.commands[i]
 		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested}
@@ -82,6 +83,9 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		} else if why := harmlessBuiltin(c.words); why != "" {
 			p.builtin = why
 		}
+		if !c.nested {
+			p.secret, p.path = e.commandSecret(c, canon)
+		}
 		parts = append(parts, p)
 	}
 	for _, w := range a.writes {
@@ -92,7 +96,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		} else {
 			p.path = canonicalPath(w.path, "/", e.home)
 			p.label = fmt.Sprintf("write %s (%s)", p.path, w.via)
-			p.secret = sensitiveToken(p.path)
+			p.secret = e.sensitive(p.path)
 			if p.secret == "" {
 				p.secret = sensitiveToken(w.path)
 			}
@@ -103,30 +107,32 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 }
 
 // harmlessBuiltin covers shell builtins with no effect outside the shell.
+// Their problem cases (declare -i, set -k, wait -p a[…]) are opaque: see
+// shellWalker.builtin and decl.
 func harmlessBuiltin(words []word) string {
 	if len(words) == 0 || words[0].dyn {
 		return ""
 	}
 	switch words[0].text {
-	case "true", "false", ":", "exit", "return", "wait", "export", "local", "declare", "typeset", "readonly":
+	case "true", "false", ":", "exit", "return", "export", "local", "declare", "typeset", "readonly", "wait":
 		return "shell builtin without side effects"
-	case "set":
+	case "pwd":
 		for _, w := range words[1:] {
-			if w.dyn || !(strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+") || isShellOption(w.text)) {
+			if w.dyn || w.text != "-L" && w.text != "-P" {
 				return ""
 			}
 		}
-		return "shell option"
+		return "shell builtin without side effects"
+	case "set":
+		if setProblem(words[1:]) == "" {
+			return "shell option"
+		}
+	case "shopt":
+		if shoptProblem(words[1:]) == "" {
+			return "shell option"
+		}
 	}
 	return ""
-}
-
-func isShellOption(s string) bool {
-	switch s {
-	case "pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber", "errtrace", "functrace":
-		return true
-	}
-	return false
 }
 
 func commandLabel(words []word) string {
@@ -147,6 +153,9 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 	case partCommand:
 		if !r.toolMatches("bash") {
 			return false
+		}
+		if p.secret != "" && (r.bare || !strings.Contains(strings.ToLower(r.pattern), p.secret)) {
+			return false // a sensitive path: only a rule that names it
 		}
 		return r.bare || r.cmd != nil && r.cmd.allowMatch(p.cmd.words)
 	case partWrite, partPath:

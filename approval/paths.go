@@ -2,50 +2,74 @@ package approval
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// canonicalPath makes p absolute (relative to base, ~ to home), removes ..
-// and resolves symlinks in the longest existing prefix — including a
-// dangling symlink at the end, which a write would follow.
+// canonicalPath makes p absolute (relative to base, ~ to home) and resolves
+// it the way the kernel does: component by component, following each
+// symlink before a later ".." is applied — "link/.." is the directory
+// holding the link's target, not the one holding the link. Components that
+// don't exist count as plain directories (a write creates them), and a
+// dangling symlink at the end is followed, as a write would.
 func canonicalPath(p, base, home string) string {
 	switch {
 	case p == "~":
 		p = home
 	case strings.HasPrefix(p, "~/"):
-		p = filepath.Join(home, p[2:])
+		p = home + "/" + p[2:]
 	case !filepath.IsAbs(p):
-		p = filepath.Join(base, p)
+		p = base + "/" + p
 	}
-	return resolveLinks(filepath.Clean(p))
+	return resolveLinks(p)
 }
 
-// resolveLinks follows symlinks component by component; components that
-// don't exist are kept as written.
+// resolveLinks follows symlinks component by component.
 func resolveLinks(p string) string {
 	if !filepath.IsAbs(p) {
-		return p
+		return filepath.Clean(p)
 	}
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	cur := "/"
+	return resolveFrom("/", p)
+}
+
+// resolveFrom resolves rel (or an absolute path) from base, which must be
+// canonical already: a relative argument in a known directory costs one
+// lstat per own component.
+func resolveFrom(base, rel string) string {
+	parts := strings.Split(rel, "/")
+	cur := base
+	if filepath.IsAbs(rel) {
+		cur = "/"
+	}
+	missing := false // cur does not exist: nothing below it can be a link
 	for hops := 0; len(parts) > 0; {
 		part := parts[0]
 		parts = parts[1:]
-		if part == "" || part == "." {
+		switch part {
+		case "", ".":
 			continue
-		}
-		if part == ".." {
+		case "..":
 			cur = filepath.Dir(cur)
+			missing = false
+			if cur != "/" {
+				if _, err := os.Lstat(cur); err != nil {
+					missing = true
+				}
+			}
 			continue
 		}
 		next := filepath.Join(cur, part)
+		if missing {
+			cur = next
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			// Nothing below exists: the rest stays lexical.
-			return filepath.Join(append([]string{next}, parts...)...)
+			cur, missing = next, true
+			continue
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
@@ -59,11 +83,12 @@ func resolveLinks(p string) string {
 			cur = next
 			continue
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(cur, target)
+		if filepath.IsAbs(target) {
+			cur = "/"
 		}
-		parts = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), parts...)
-		cur = "/"
+		// The target's own components, unresolved, go first: a link to
+		// "a/../b" is resolved like a path written that way.
+		parts = append(strings.Split(target, "/"), parts...)
 	}
 	return cur
 }
@@ -89,29 +114,148 @@ func withinAny(p string, dirs []string) bool {
 }
 
 // sensitiveToken names the secret-looking part of p ("" if none): the text
-// a rule must contain to name the path explicitly.
+// a rule must contain to name the path explicitly. Besides SPEC's secrets it
+// covers files that change what later runs: chatls's own configuration,
+// git hooks and config, editor settings (which can hold chatls settings),
+// and shell start-up files.
 func sensitiveToken(p string) string {
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
 	for i, c := range parts {
-		switch {
-		case strings.HasPrefix(c, ".env"):
-			return ".env"
-		case c == ".ssh" || c == ".aws" || c == ".gnupg" || c == ".netrc":
-			return c
-		case strings.Contains(c, "credentials"):
-			return "credentials"
-		case strings.HasPrefix(c, "id_rsa"):
-			return "id_rsa"
-		case strings.HasPrefix(c, "id_ed25519"):
-			return "id_ed25519"
-		case c == ".git" && i+1 < len(parts) && parts[i+1] == "config":
-			return ".git/config"
-		case shellStartupFiles[c]:
-			// Not in SPEC's list, but writing them runs code at the next login.
-			return c
+		next := ""
+		if i+1 < len(parts) {
+			next = parts[i+1]
+		}
+		if t := sensitiveName(c, next, parts[i+1:]); t != "" {
+			return t
 		}
 	}
 	return ""
+}
+
+// sensitiveName checks one path component (rest: the components below it).
+func sensitiveName(c, next string, rest []string) string {
+	switch {
+	case strings.HasPrefix(c, ".env"):
+		return ".env"
+	case c == ".ssh" || c == ".aws" || c == ".gnupg" || c == ".netrc":
+		return c
+	case strings.Contains(c, "credentials"):
+		return "credentials"
+	case strings.HasPrefix(c, "id_rsa"):
+		return "id_rsa"
+	case strings.HasPrefix(c, "id_ed25519"):
+		return "id_ed25519"
+	case c == ".git":
+		// .git/config, .git/hooks/, and the same inside .git/modules/*.
+		for _, r := range rest {
+			if r == "config" {
+				return ".git/config"
+			}
+			if r == "hooks" {
+				return ".git/hooks"
+			}
+		}
+	case c == ".chatls.toml" || c == ".gitconfig" || c == ".husky" || c == ".vscode" || c == ".zed" ||
+		c == ".helix" || c == ".nvim.lua" || c == ".nvimrc" || c == ".exrc":
+		return c
+	case c == ".config" && next == "chatls":
+		return "chatls/"
+	case shellStartupFiles[c]:
+		// Not in SPEC's list, but writing them runs code at the next login.
+		return c
+	}
+	return ""
+}
+
+// globSecret reports whether a glob word could match a sensitive name
+// (cat .en*, cat id_*); "*" alone does not match dot files, and plain
+// wildcards are not taken to mean credentials.json.
+func globSecret(text string) string {
+	for _, c := range strings.Split(strings.ToLower(text), "/") {
+		if strings.Trim(c, "*?") == "" {
+			continue
+		}
+		for _, name := range sensitiveNames {
+			if ok, _ := path.Match(c, name); ok {
+				return sensitiveName(name, "config", []string{"config"})
+			}
+		}
+	}
+	return ""
+}
+
+var sensitiveNames = []string{".env", ".ssh", ".aws", ".gnupg", ".netrc", "credentials",
+	"id_rsa", "id_ed25519", ".git", ".chatls.toml", ".gitconfig", ".husky", ".vscode", ".zed", ".helix",
+	".nvim.lua", ".nvimrc", ".exrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
+	".zshenv", ".zprofile", ".zlogin"}
+
+// sensitive is sensitiveToken plus the user's own configuration directory.
+func (e *Engine) sensitive(p string) string {
+	if t := sensitiveToken(p); t != "" {
+		return t
+	}
+	for _, d := range e.configDirs {
+		if within(p, d.path) {
+			return d.token
+		}
+	}
+	return ""
+}
+
+// configDir is a directory or file holding the user's chatls configuration.
+type configDir struct{ path, token string }
+
+// commandSecret finds a sensitive path a bash command reads or names: a
+// literal argument (also the value in --opt=VALUE, @FILE or REV:FILE), a glob that
+// could match one, or a file its statement redirects from. The command is
+// then approved only by a rule whose pattern names it (bash(cat .env)).
+func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token, where string) {
+	cwd := c.cwd
+	if cwd != "" {
+		if cc, ok := canon[cwd]; ok {
+			cwd = cc
+		} else {
+			cc = canonicalPath(cwd, "/", e.home)
+			canon[cwd] = cc
+			cwd = cc
+		}
+	}
+	for _, a := range c.words[1:] {
+		if a.glob {
+			if t := globSecret(a.text); t != "" {
+				return t, a.text
+			}
+		}
+		for _, piece := range strings.FieldsFunc(a.text, func(r rune) bool { return r == '=' || r == '@' || r == ',' || r == ':' }) {
+			if t := sensitiveToken(piece); t != "" {
+				return t, piece
+			}
+			if a.dyn || a.glob || cwd == "" || strings.HasPrefix(piece, "-") {
+				continue
+			}
+			if t := e.argPathSecret(cwd, piece); t != "" {
+				return t, piece
+			}
+		}
+	}
+	for _, r := range c.reads {
+		if t := e.sensitive(canonicalPath(r, "/", e.home)); t != "" {
+			return t, r
+		}
+	}
+	return "", ""
+}
+
+// argPathSecret resolves an argument as a path (a link named notes.txt may
+// point at .env). A plain name in the (canonical) directory is one lstat.
+func (e *Engine) argPathSecret(cwd, arg string) string {
+	switch {
+	case arg == "~" || strings.HasPrefix(arg, "~/"):
+		return e.sensitive(canonicalPath(arg, cwd, e.home))
+	case strings.HasPrefix(arg, "~"):
+		return ""
+	}
+	return e.sensitive(resolveFrom(cwd, arg))
 }
 
 // pathPattern is a gitignore-style glob: relative to the workspace root,

@@ -22,6 +22,10 @@ type shellCommand struct {
 	// cd is set for cd/pushd: the directory ("" when unknown).
 	cd, cdText string
 	isCd       bool
+	// cwd is where the command runs ("" when unknown) and reads the files
+	// its statement redirects from (<): both for the sensitive-path check.
+	cwd   string
+	reads []string
 }
 
 // writeTarget is a file a command writes, removes or truncates.
@@ -39,6 +43,19 @@ type shellAnalysis struct {
 	// opaque lists why the call can't be auto-approved (substitution, eval,
 	// sh -c, variable command names, unparseable…). Deny rules still apply.
 	opaque []string
+}
+
+// isVarName reports whether s is a plain shell variable name.
+func isVarName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 const (
@@ -59,6 +76,10 @@ func analyzeShell(cmd, dir, home string) *shellAnalysis {
 type shellWalker struct {
 	a    *shellAnalysis
 	home string
+	alts int // readings of ambiguous commands checked so far
+	// wrapDepth is how many simple commands are being analysed inside each
+	// other (wrappers, find -exec).
+	wrapDepth int
 }
 
 // scope is the state the walker threads through a statement list.
@@ -69,6 +90,11 @@ type scope struct {
 	// stdinCode is here-doc/here-string text fed to this statement (a shell
 	// reading it runs it).
 	stdinCode []string
+	// reads are files the statement's input redirections (<) read.
+	reads []string
+	// cdUnsure: a cd just ran whose directory did not exist when checked;
+	// if it fails, the next statement after ; runs in the old directory.
+	cdUnsure bool
 }
 
 func (w *shellWalker) opaque(format string, args ...any) {
@@ -102,6 +128,9 @@ func (w *shellWalker) parse(src, dir string, nested bool, depth int) {
 func (w *shellWalker) stmts(list []*syntax.Stmt, sc *scope) {
 	for _, s := range list {
 		w.stmt(s, sc)
+		if sc.cdUnsure {
+			sc.cwd, sc.cdUnsure = "", false
+		}
 	}
 }
 
@@ -112,6 +141,7 @@ func (w *shellWalker) stmt(s *syntax.Stmt, sc *scope) {
 	}
 	inner := *sc
 	inner.stdinCode = nil
+	inner.reads = sc.reads[:len(sc.reads):len(sc.reads)]
 	for _, r := range s.Redirs {
 		w.redirect(r, &inner)
 	}
@@ -122,10 +152,15 @@ func (w *shellWalker) stmt(s *syntax.Stmt, sc *scope) {
 		return
 	}
 	w.command(s.Cmd, &inner)
-	sc.cwd = inner.cwd
+	sc.cwd, sc.cdUnsure = inner.cwd, inner.cdUnsure
 }
 
 func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
+	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+		// {NAME}>file stores the descriptor number in NAME ({PATH}>x sets PATH).
+		name := strings.TrimSuffix(strings.TrimPrefix(r.N.Value, "{"), "}")
+		w.varNameArg(word{text: name, lead: len(name)}, "a {NAME} redirection", true)
+	}
 	if r.Word != nil {
 		w.scanWord(r.Word, sc)
 	}
@@ -135,6 +170,16 @@ func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
 			sc.stdinCode = append(sc.stdinCode, t.text)
 		} else {
 			sc.stdinCode = append(sc.stdinCode, "")
+		}
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut:
+		if r.Word != nil {
+			if t := resolveWord(r.Word); !t.dyn {
+				if p, ok := w.joinPath(sc.cwd, t.text); ok {
+					sc.reads = append(sc.reads, p)
+				}
+			}
 		}
 	}
 	switch r.Op {
@@ -186,18 +231,19 @@ func harmlessDevice(p string) bool {
 
 // joinPath makes p absolute against cwd, expanding ~; ok is false when cwd
 // is unknown and p is relative.
+// The result is not cleaned: "l/.." must be resolved after the link l.
 func (w *shellWalker) joinPath(cwd, p string) (string, bool) {
 	switch {
 	case p == "~":
 		return w.home, true
 	case strings.HasPrefix(p, "~/"):
-		return path.Join(w.home, p[2:]), true
+		return strings.TrimSuffix(w.home, "/") + "/" + p[2:], true
 	case path.IsAbs(p):
-		return path.Clean(p), true
+		return p, true
 	case cwd == "":
 		return "", false
 	}
-	return path.Join(cwd, p), true
+	return strings.TrimSuffix(cwd, "/") + "/" + p, true
 }
 
 func isDigits(s string) bool {
@@ -240,6 +286,10 @@ func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
 		default: // && ||: the right side may not run
 			conditional(func(s *scope) {
 				w.stmt(c.X, s)
+				if s.cdUnsure && c.Op == syntax.OrStmt {
+					s.cwd = "" // the right side runs when the cd failed
+				}
+				s.cdUnsure = false
 				w.stmt(c.Y, s)
 			})
 		}
@@ -263,6 +313,9 @@ func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
 		conditional(func(s *scope) {
 			switch l := c.Loop.(type) {
 			case *syntax.WordIter:
+				if l.Name != nil {
+					w.setsVariable(l.Name.Value)
+				}
 				for _, it := range l.Items {
 					w.scanWord(it, s)
 				}
@@ -297,6 +350,13 @@ func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
 			w.stmt(c.Stmt, sc)
 		}
 	case *syntax.CoprocClause:
+		if c.Name != nil {
+			if n := resolveWord(c.Name); n.dyn {
+				w.opaque("coproc gets a name known only at run time")
+			} else {
+				w.setsVariable(n.text)
+			}
+		}
 		isolated(func(s *scope) { w.stmt(c.Stmt, s) })
 	default:
 		w.opaque("unsupported shell construct %T", cmd)
@@ -322,12 +382,37 @@ func (w *shellWalker) scanWord(word *syntax.Word, sc *scope) {
 			w.arithm(n, sc)
 			return false
 		case *syntax.ParamExp:
-			if n.Index != nil || n.Slice != nil {
-				w.arithm(n, sc)
-			}
+			w.paramExp(n, sc)
 		}
 		return true
 	})
+}
+
+// paramExp flags expansions that evaluate a variable's text: subscripts and
+// slices (arithmetic), ${!x} (the value is a name, and a[$(cmd)] in it runs
+// cmd), ${x@P} (prompt expansion runs $(…) in the value), and ${X:=v},
+// which assigns.
+func (w *shellWalker) paramExp(n *syntax.ParamExp, sc *scope) {
+	if n.Index != nil || n.Slice != nil {
+		w.arithm(n, sc)
+	}
+	if n.Excl && n.Names == 0 && n.Index == nil {
+		w.opaque("indirect expansion ${!…} reads a variable's text as a name; a[$(cmd)] in it runs cmd")
+	}
+	if n.Exp == nil || n.Param == nil {
+		return
+	}
+	switch n.Exp.Op {
+	case syntax.OtherParamOps:
+		if t := resolveWord(orEmpty(n.Exp.Word)); t.dyn || !strings.ContainsAny(t.text, "QEUuLaAKk") || len(t.text) != 1 {
+			w.opaque("${…@%s} may expand the value as a prompt, which runs $(…) in it", t.text)
+		}
+	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		w.setsVariable(n.Param.Value)
+		if arithmeticOnAssign(n.Param.Value) {
+			w.opaque("assigning to %s evaluates the value as arithmetic", n.Param.Value)
+		}
+	}
 }
 
 func (w *shellWalker) nestedStmts(list []*syntax.Stmt, sc *scope) {
@@ -366,6 +451,9 @@ func (w *shellWalker) arithm(n syntax.Node, sc *scope) {
 }
 
 func isNumberLit(s string) bool {
+	if s == "" {
+		return false
+	}
 	for _, c := range s {
 		if !(c >= '0' && c <= '9' || c == '#' || c == 'x' || c == 'X' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
 			return false
@@ -380,6 +468,11 @@ func (w *shellWalker) test(x syntax.TestExpr, sc *scope) {
 		w.scanWord(t, sc)
 	case *syntax.UnaryTest:
 		w.test(t.X, sc)
+		if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
+			if wd, ok := t.X.(*syntax.Word); ok {
+				w.varNameArg(resolveWord(wd), "[[ "+t.Op.String()+" ]]", false)
+			}
+		}
 	case *syntax.ParenTest:
 		w.test(t.X, sc)
 	case *syntax.BinaryTest:
@@ -404,26 +497,89 @@ func (w *shellWalker) decl(c *syntax.DeclClause, sc *scope) {
 	if c.Variant != nil {
 		variant = c.Variant.Value
 	}
+	if variant == "nameref" {
+		w.opaque("nameref makes a name reference: reading it evaluates the referenced name")
+	}
 	for _, as := range c.Args {
-		w.assign(as, sc)
-		if as.Naked && as.Value != nil {
-			if opt := resolveWord(as.Value); strings.HasPrefix(opt.text, "-") && strings.ContainsAny(opt.text, "fn") {
-				w.opaque("%s %s defines functions or name references", variant, opt.text)
+		if as.Naked && as.Name == nil && as.Value != nil {
+			// An option, or a NAME=VALUE written with quotes or expansions.
+			w.scanWord(as.Value, sc)
+			v := resolveWord(as.Value)
+			if !v.dyn && isPlainLit(as.Value) && (strings.HasPrefix(v.text, "-") || strings.HasPrefix(v.text, "+")) {
+				w.declFlags(variant, v.text)
+				continue
 			}
+			w.opaque("%s gets a variable name that is quoted or known only at run time (%q): never auto-approved", variant, displayWord(v))
+			continue
 		}
+		if as.Naked && as.Name != nil && as.Value == nil && as.Index == nil && variant != "export" && variant != "readonly" {
+			// local PATH (declare PATH in a function) makes an unset local:
+			// with PATH unset, bash looks for commands in the current directory.
+			w.setsVariable(as.Name.Value)
+		}
+		w.assign(as, sc)
 	}
 	w.a.commands = append(w.a.commands, shellCommand{
-		words:     []word{{text: variant}},
-		denyForms: [][]word{{{text: variant}}},
+		words:     []word{{text: variant, lead: len(variant)}},
+		denyForms: [][]word{{{text: variant, lead: len(variant)}}},
 		nested:    sc.nested,
+		cwd:       sc.cwd,
+		reads:     sc.reads,
 	})
+}
+
+func isPlainLit(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	_, ok := w.Parts[0].(*syntax.Lit)
+	return ok
+}
+
+// declFlags checks declare/local/export/readonly options: only attributes
+// that don't change how values are evaluated are known to be harmless.
+func (w *shellWalker) declFlags(variant, flags string) {
+	allowed := "aAglprtux"
+	switch variant {
+	case "export":
+		allowed = "np"
+	case "readonly":
+		allowed = "aAp"
+	}
+	if flags == "-" || flags == "--" {
+		return // local - (saves shell options), end of options
+	}
+	for _, c := range flags[1:] {
+		switch {
+		case c == 'i':
+			w.opaque("%s %s gives variables the integer attribute: later values are evaluated as arithmetic, which runs a[$(cmd)] in them", variant, flags)
+		case c == 'n':
+			if variant != "export" {
+				w.opaque("%s %s makes a name reference: reading it evaluates the referenced name", variant, flags)
+			}
+		case c == 'f' || c == 'F':
+			w.opaque("%s %s defines or exports functions", variant, flags)
+		case !strings.ContainsRune(allowed, c):
+			w.opaque("%s has the option %s, which chatls does not know to be harmless", variant, flags)
+		}
+	}
 }
 
 // assign checks an assignment's name and value.
 func (w *shellWalker) assign(as *syntax.Assign, sc *scope) {
 	if as.Name != nil {
-		if why := dangerousVariable(as.Name.Value); why != "" {
-			w.opaque("setting %s %s", as.Name.Value, why)
+		if as.Naked && as.Value == nil && as.Index == nil {
+			// export NAME, local NAME: no new value.
+			if arithmeticOnAssign(as.Name.Value) {
+				w.opaque("%s is evaluated as arithmetic", as.Name.Value)
+			}
+		} else {
+			w.setsVariable(as.Name.Value)
+			if arithmeticOnAssign(as.Name.Value) {
+				if v := resolveWord(orEmpty(as.Value)); v.dyn || !isNumberLit(v.text) {
+					w.opaque("assigning to %s evaluates the value as arithmetic", as.Name.Value)
+				}
+			}
 		}
 	}
 	if as.Index != nil {
@@ -445,25 +601,83 @@ func (w *shellWalker) assign(as *syntax.Assign, sc *scope) {
 	}
 }
 
-// dangerousVariable names variables that change which program runs or what
-// it executes; setting them makes an allowed command run something else.
+func orEmpty(w *syntax.Word) *syntax.Word {
+	if w == nil {
+		return &syntax.Word{}
+	}
+	return w
+}
+
+// setsVariable flags assignments to variables that change what later
+// commands do.
+func (w *shellWalker) setsVariable(name string) {
+	if why := dangerousVariable(name); why != "" {
+		w.opaque("setting %s %s", name, why)
+	}
+}
+
+// arithmeticOnAssign names bash variables whose assignments are evaluated
+// as arithmetic (RANDOM=$x runs a[$(cmd)] found in $x).
+func arithmeticOnAssign(name string) bool {
+	switch name {
+	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
+		return true
+	}
+	return false
+}
+
+// varNameArg checks a word a builtin reads as a variable name (read NAME,
+// printf -v NAME, unset NAME, test -v NAME…): bash evaluates a subscript in
+// it, so it must be a plain name or NAME[number]. assigns: the builtin sets it.
+func (w *shellWalker) varNameArg(a word, via string, assigns bool) {
+	if a.dyn {
+		w.opaque("%s gets a variable name known only at run time; a[$(cmd)] in it runs cmd", via)
+		return
+	}
+	name := a.text
+	if i := strings.IndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") && isDigits(name[i+1:len(name)-1]) {
+		name = name[:i]
+	}
+	if !isVarName(name) {
+		w.opaque("%s gets %q, which is not a plain variable name; a subscript in it is evaluated and can run commands", via, a.text)
+		return
+	}
+	if assigns {
+		w.setsVariable(name)
+		if arithmeticOnAssign(name) {
+			w.opaque("%s sets %s, whose values are evaluated as arithmetic", via, name)
+		}
+	}
+}
+
+// dangerousVariable names variables that change which program runs, what
+// it executes or reads as configuration, or how the shell itself behaves;
+// setting them makes an allowed command run something else.
 func dangerousVariable(name string) string {
 	u := strings.ToUpper(name)
 	switch {
 	case u == "PATH" || strings.HasSuffix(u, "PATH") && u != "GOPATH":
 		return "changes where programs and libraries are found"
-	case strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_"):
+	case strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_") || u == "GLIBC_TUNABLES":
 		return "injects libraries into every program"
 	case strings.HasPrefix(u, "BASH") || u == "ENV" || u == "IFS" || strings.HasPrefix(u, "SHELL") ||
-		u == "PS4" || u == "PROMPT_COMMAND" || u == "CDPATH" || u == "HOME" || u == "ZDOTDIR":
-		return "changes how the shell itself behaves"
+		u == "PS4" || u == "PROMPT_COMMAND" || u == "CDPATH" || u == "HOME" || u == "ZDOTDIR" ||
+		u == "GLOBIGNORE" || u == "POSIXLY_CORRECT" || u == "PWD" || u == "OLDPWD":
+		return "changes how the shell itself or option parsing behaves"
 	case strings.HasPrefix(u, "GIT_") || strings.HasSuffix(u, "_COMMAND") || strings.Contains(u, "EDITOR") ||
-		u == "VISUAL" || strings.Contains(u, "PAGER") || u == "BROWSER":
+		u == "VISUAL" || strings.Contains(u, "PAGER") || u == "BROWSER" || strings.Contains(u, "ASKPASS") ||
+		strings.HasPrefix(u, "LESS"):
 		return "makes tools run another program"
+	case strings.HasPrefix(u, "XDG_") || strings.HasSuffix(u, "_HOME") || strings.Contains(u, "CONFIG") ||
+		strings.HasSuffix(u, "RC") && !strings.HasSuffix(u, "SRC") || strings.HasSuffix(u, "INIT") ||
+		strings.HasSuffix(u, "LOGFILE") || strings.HasPrefix(u, "MAKE"):
+		return "changes which configuration or files tools read and write"
 	case strings.Contains(u, "FLAGS") || strings.Contains(u, "OPTIONS") || strings.HasSuffix(u, "OPT") ||
-		strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "PERL") || strings.HasPrefix(u, "NODE_") ||
-		strings.HasPrefix(u, "RUBY") || u == "CC" || u == "CXX" || u == "LD" || u == "AR" || u == "GOTOOLCHAIN" ||
-		u == "GOENV" || u == "GOPROXY":
+		strings.HasSuffix(u, "OPTS") || strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "PERL") ||
+		strings.HasPrefix(u, "NODE_") || strings.HasPrefix(u, "RUBY") || strings.HasPrefix(u, "LUA") ||
+		strings.HasPrefix(u, "RUSTC") || strings.HasPrefix(u, "CARGO_") || u == "CC" || u == "CXX" ||
+		u == "LD" || u == "AR" || u == "GOTOOLCHAIN" || u == "GOENV" || u == "GOPROXY" || u == "GOROOT" ||
+		u == "GOTOOLDIR" || u == "GOEXPERIMENT" || strings.HasPrefix(u, "PKG_CONFIG"):
 		return "changes what compilers and interpreters execute"
 	}
 	return ""

@@ -1,10 +1,19 @@
 package approval
 
 import (
+	"os"
 	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+)
+
+const (
+	// maxAlternatives bounds how many readings of ambiguous wrappers deny
+	// rules are checked against in one call.
+	maxAlternatives = 64
+	// maxWrapDepth bounds wrappers inside wrappers (nohup nohup … cmd).
+	maxWrapDepth = 64
 )
 
 func (w *shellWalker) call(c *syntax.CallExpr, sc *scope) {
@@ -26,9 +35,19 @@ func (w *shellWalker) call(c *syntax.CallExpr, sc *scope) {
 // outer layers already seen (for deny rules); privileged is the outermost
 // sudo-like form, which allow rules must match instead of the inner command.
 func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged []word) {
-	forms = append(forms, words)
+	if len(w.a.commands) > maxCommands {
+		w.opaque("too many commands to analyse")
+		return
+	}
+	if w.wrapDepth > maxWrapDepth {
+		w.opaque("too many wrappers inside each other to analyse")
+		return
+	}
+	w.wrapDepth++
+	defer func() { w.wrapDepth-- }()
+	forms = append(forms[:len(forms):len(forms)], words)
 	record := func(extra func(*shellCommand)) {
-		cmd := shellCommand{words: words, denyForms: forms, nested: sc.nested}
+		cmd := shellCommand{words: words, denyForms: forms, nested: sc.nested, cwd: sc.cwd, reads: sc.reads}
 		if privileged != nil {
 			cmd.words = privileged
 		}
@@ -41,27 +60,21 @@ func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged
 	if name.dyn {
 		w.opaque("the command name is built at run time (%q); such commands are never auto-approved", displayWord(name))
 		record(nil)
+		// It may name a wrapper (env, sudo…): deny rules check what could follow.
+		w.alternatives(words[1:], sc, forms, privileged)
 		return
 	}
 	if name.glob {
 		w.opaque("the command name %q is a glob pattern", name.text)
 		record(nil)
+		w.alternatives(words[1:], sc, forms, privileged)
 		return
 	}
 	base := path.Base(name.text)
 	args := words[1:]
 	if spec, ok := wrappers[base]; ok {
-		if inner, handled := w.unwrap(base, spec, args, sc); handled {
-			if len(inner) == 0 {
-				record(nil)
-				return
-			}
-			if spec.privileged && privileged == nil {
-				privileged = words
-			}
-			w.simple(inner, sc, forms, privileged)
-			return
-		}
+		w.wrapper(base, spec, words, sc, forms, privileged, record)
+		return
 	}
 	switch base {
 	case "busybox", "toybox":
@@ -91,76 +104,358 @@ func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged
 	if shells[base] {
 		w.shell(base, args, sc)
 	}
+	w.builtin(base, args, sc)
 	record(nil)
 	w.effects(base, args, sc)
 }
 
-// unwrap returns the command a wrapper runs; handled is false when the
-// wrapper is used in a way that runs nothing else (env alone, command -v).
-func (w *shellWalker) unwrap(base string, spec wrapperSpec, args []word, sc *scope) ([]word, bool) {
-	flags, _, cmd := splitWrapper(base, spec, args)
+// alternatives analyses, for deny rules only, every way args could be read
+// as a command: each suffix that starts with a word that is not an option.
+func (w *shellWalker) alternatives(args []word, sc *scope, forms [][]word, privileged []word) {
+	nested := *sc
+	nested.nested = true
+	for j, a := range args {
+		if !a.dyn && (strings.HasPrefix(a.text, "-") || a.text == "") {
+			continue
+		}
+		if w.alts >= maxAlternatives {
+			w.opaque("too many ways to read the command to check them all")
+			return
+		}
+		w.alts++
+		w.simple(args[j:], &nested, forms, privileged)
+	}
+}
+
+// wrapper handles a program that runs another program (sudo, env, timeout…).
+func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *scope, forms [][]word, privileged []word, record func(func(*shellCommand))) {
+	args := words[1:]
+	if w.specialWrapper(base, args, sc, forms, privileged, record) {
+		return
+	}
+	if base == "nice" && len(args) > 0 && isLegacyNice(args[0]) {
+		args = args[1:] // nice -10 cmd
+	}
+	p := spec.opts.parse(args)
+	if p.rest < 0 {
+		w.opaque("%s has %s: chatls can't tell which command it runs", base, p.uncertain())
+		record(nil)
+		w.alternatives(args, sc, forms, privileged)
+		return
+	}
+	inner := args[p.rest:]
+	// Options that make the wrapper run nothing (chrt -p PID, command -v…).
 	switch base {
-	case "sudo", "doas", "run0":
-		if _, ok := hasFlag(flags, "-s", "-i", "--shell", "--login"); ok {
-			w.opaque("%s -s/-i runs a shell: never auto-approved", base)
-			w.nestedString(joinWords(cmd), sc)
-			return nil, true
+	case "chrt":
+		if _, ok := p.has("--pid", "--max"); ok {
+			record(nil)
+			return
 		}
-		if _, ok := hasFlag(flags, "-e", "--edit"); ok {
-			for _, a := range cmd {
-				w.write(a, sc, "sudoedit")
-			}
-			return nil, true
+	case "taskset":
+		if _, ok := p.has("--pid"); ok {
+			record(nil)
+			return
 		}
-		if _, ok := hasFlag(flags, "-D", "--chdir"); ok {
-			sc = &scope{cwd: "", nested: sc.nested, depth: sc.depth}
-		}
-	case "env":
-		for _, f := range flags {
-			switch f.name {
-			case "assign":
-				name, _, _ := strings.Cut(f.value.text, "=")
-				if why := dangerousVariable(name); why != "" {
-					w.opaque("setting %s %s", name, why)
-				}
-			case "-S", "--split-string":
-				w.opaque("env -S splits a string into a command: never auto-approved")
-				w.nestedString(f.value.text, sc)
-			case "-P":
-				w.opaque("env -P changes where programs are found")
-			case "-C", "--chdir":
-				sc.cwd = ""
-			}
+	case "ionice":
+		if _, ok := p.has("--pid", "--pgid", "--uid"); ok {
+			record(nil)
+			return
 		}
 	case "command":
-		if _, ok := hasFlag(flags, "-v", "-V"); ok {
-			return nil, true // only prints where the command is
+		if _, ok := p.has("-v", "-V"); ok {
+			record(nil)
+			return
+		}
+	case "doas":
+		if _, ok := p.has("-C"); ok {
+			record(nil)
+			return
+		}
+	}
+	if len(inner) < spec.operands {
+		record(nil)
+		return
+	}
+	operands := inner[:spec.operands]
+	inner = inner[spec.operands:]
+	for _, op := range operands {
+		if op.dyn && mayBeOption(op) {
+			w.opaque("%s has an operand known only at run time (%q): chatls can't tell which command it runs", base, displayWord(op))
+			record(nil)
+			w.alternatives(args, sc, forms, privileged)
+			return
+		}
+	}
+	// sub is the scope the wrapped command runs in: a child process, so a
+	// cd inside does not change the shell's directory, except for the
+	// builtins command and builtin, which run cd in this shell.
+	sub := sc
+	if base != "command" && base != "builtin" {
+		cp := *sc
+		sub = &cp
+	}
+	switch base {
+	case "sudo", "doas", "run0":
+		if _, ok := p.has("--shell", "--login", "-s"); ok {
+			w.opaque("%s -s/-i runs a shell: never auto-approved", base)
+			w.nestedString(joinWords(inner), sc)
+			record(nil)
+			return
+		}
+		if _, ok := p.has("--edit"); ok && base == "sudo" {
+			for _, a := range inner {
+				w.write(a, sc, "sudoedit")
+			}
+			record(nil)
+			return
+		}
+		if _, ok := p.has("--chdir", "--chroot"); ok {
+			sub.cwd = ""
+		}
+	case "env":
+		for _, h := range p.opts {
+			switch h.name {
+			case "--split-string":
+				w.opaque("env -S splits a string into a command: never auto-approved")
+				w.nestedString(h.value.text+" "+joinWords(inner), sc)
+			case "-P":
+				w.opaque("env -P changes where programs are found")
+			case "--chdir":
+				sub.cwd = ""
+			}
+		}
+		// "-" (= -i) and NAME=VALUE come before the command.
+		for len(inner) > 0 {
+			a := inner[0]
+			if !a.dyn && a.text == "-" {
+				inner = inner[1:]
+				continue
+			}
+			name, ok := assignedName(a)
+			if !ok {
+				break
+			}
+			if name == "" {
+				w.opaque("env sets a variable whose name is known only at run time")
+			} else if why := dangerousVariable(name); why != "" {
+				w.opaque("setting %s %s", name, why)
+			}
+			inner = inner[1:]
+		}
+		if len(inner) > 0 && inner[0].dyn && inner[0].lead == 0 {
+			// "$X" may be NAME=VALUE or the command.
+			w.opaque("env gets a word known only at run time where a variable or the command stands")
+			record(nil)
+			w.alternatives(inner, sc, forms, privileged)
+			return
 		}
 	case "time":
-		if f, ok := hasFlag(flags, "-o", "--output"); ok {
-			w.write(f.value, sc, "time -o")
+		if h, ok := p.has("--output"); ok {
+			w.write(h.value, sc, "time -o")
 		}
 	case "exec":
-		if len(cmd) == 0 {
-			return nil, true // exec with redirections only
+		if len(inner) == 0 {
+			return // exec with redirections only
 		}
 	case "watch":
-		if _, ok := hasFlag(flags, "-x", "--exec"); !ok {
+		if _, ok := p.has("--exec"); !ok {
 			// watch hands its arguments to sh -c: analyse that string.
-			w.parseInline(joinWords(cmd), sc)
-			return nil, true
+			w.parseInline(joinWords(inner), sub)
+			return
+		}
+	case "flock":
+		lock := operands[0]
+		if !isDigits(lock.text) || lock.dyn {
+			w.write(lock, sc, "flock")
+		}
+		if len(inner) > 0 && !inner[0].dyn && (inner[0].text == "-c" || inner[0].text == "--command") {
+			w.opaque("flock -c runs a string as shell code: never auto-approved")
+			if len(inner) > 1 {
+				w.nestedString(inner[1].text, sc)
+			}
+			record(nil)
+			return
 		}
 	case "xargs":
-		if len(cmd) == 0 {
-			cmd = []word{{text: "echo"}}
+		if h, ok := p.has("--process-slot-var"); ok {
+			if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
+				w.opaque("xargs --process-slot-var sets %s in the commands it runs", displayWord(h.value))
+			}
 		}
-		if _, ok := hasFlag(flags, "-I", "-i", "--replace"); ok {
+		if len(inner) == 0 {
+			inner = []word{{text: "echo", lead: 4}}
+		}
+		if _, ok := p.has("-I", "--replace"); ok {
 			// Replacement strings are filled in from stdin.
-			cmd = append([]word{cmd[0]}, dynamicArgs(cmd[1:])...)
+			inner = append([]word{inner[0]}, dynamicArgs(inner[1:])...)
 		}
-		return append(append([]word{}, cmd...), dynWord), true
+		inner = append(append([]word{}, inner...), dynWord)
+	case "strace", "ltrace":
+		if h, ok := p.has("--output"); ok {
+			w.write(h.value, sc, base+" -o")
+		}
+		if _, ok := p.has("--attach", "-p"); ok && len(inner) == 0 {
+			record(nil)
+			return
+		}
 	}
-	return cmd, true
+	if len(inner) == 0 {
+		switch base {
+		case "chroot", "unshare":
+			w.opaque("%s without a command starts a shell: never auto-approved", base)
+		}
+		record(nil)
+		return
+	}
+	if len(p.abbreviated) > 0 {
+		w.opaque("%s has the abbreviated option %s: write options in full to have the call checked", base, p.abbreviated[0])
+		record(nil)
+		nested := *sub
+		nested.nested = true
+		w.simple(inner, &nested, forms, privileged)
+		return
+	}
+	switch spec.kind {
+	case wrapNamed:
+		if privileged == nil {
+			privileged = words
+		}
+		w.simple(inner, sub, forms, privileged)
+	case wrapOpaque:
+		w.opaque("%s runs the command in another root, user or namespace, or under a tracer: never auto-approved", base)
+		record(nil)
+		nested := *sub
+		nested.nested = true
+		w.simple(inner, &nested, forms, privileged)
+	default:
+		w.simple(inner, sub, forms, privileged)
+	}
+}
+
+func isLegacyNice(a word) bool {
+	return !a.dyn && len(a.text) > 1 && a.text[0] == '-' && isDigits(strings.TrimPrefix(a.text[1:], "+"))
+}
+
+// assignedName reads NAME=VALUE (env's operands): ok when the word is an
+// assignment; name "" when it may be one but its name is not known.
+func assignedName(a word) (name string, ok bool) {
+	known := a.text[:min(a.lead, len(a.text))]
+	if i := strings.IndexByte(known, '='); i >= 0 {
+		if strings.HasPrefix(known, "-") {
+			return "", false
+		}
+		return known[:i], true
+	}
+	return "", false
+}
+
+var suOpts = opts("c|command= session-command= f|fast g|group= G|supp-group= l|login m|p|preserve-environment P|pty s|shell= w|whitelist-environment= u|user= h|help V|version", true, true)
+
+var scriptOpts = opts("I|log-in= O|log-out= B|log-io= T|log-timing= t|timing=? m|logging-format= a|append c|command= e|return f|flush force E|echo= o|output-limit= q|quiet h|help V|version", true, true)
+
+// specialWrapper handles wrappers whose grammar is not a plain option list;
+// all of them are never auto-approved, and deny rules check every command
+// they could run.
+func (w *shellWalker) specialWrapper(base string, args []word, sc *scope, forms [][]word, privileged []word, record func(func(*shellCommand))) bool {
+	switch base {
+	case "su", "runuser":
+		w.opaque("%s runs commands as another user through a shell: never auto-approved", base)
+		record(nil)
+		p := suOpts.parse(args)
+		for _, h := range p.all("--command", "--session-command") {
+			w.nestedString(h.value.text, sc)
+		}
+		if _, ok := p.has("--user"); ok && base == "runuser" {
+			nested := *sc
+			nested.nested = true
+			if len(p.operands) > 0 {
+				w.simple(p.operands, &nested, forms, privileged)
+			}
+		} else if len(p.operands) > 1 {
+			// su USER ARGS…: the arguments go to the user's shell.
+			nested := *sc
+			nested.nested = true
+			w.shell("sh", p.operands[1:], &nested)
+		}
+		if h, ok := p.has("--shell"); ok {
+			w.alternatives(append([]word{h.value}, p.operands...), sc, forms, privileged)
+		}
+		w.alternatives(args, sc, forms, privileged)
+	case "script":
+		w.opaque("script runs a shell: never auto-approved")
+		record(nil)
+		p := scriptOpts.parse(args)
+		if h, ok := p.has("--command"); ok {
+			w.nestedString(h.value.text, sc)
+		}
+		for _, h := range p.all("--log-in", "--log-out", "--log-io", "--log-timing", "--timing") {
+			w.write(h.value, sc, "script")
+		}
+		if len(p.operands) > 0 {
+			w.write(p.operands[0], sc, "script")
+		} else {
+			w.write(word{text: "typescript", lead: 10}, sc, "script")
+		}
+		if p.uncertain() != "" {
+			w.alternatives(args, sc, forms, privileged)
+		}
+	case "parallel":
+		w.opaque("parallel runs command strings through a shell: never auto-approved")
+		record(nil)
+		for j, a := range args {
+			if !a.dyn && strings.HasPrefix(a.text, "-") || isParallelSep(a) {
+				continue
+			}
+			k := j
+			for k < len(args) && !isParallelSep(args[k]) {
+				k++
+			}
+			if w.alts >= maxAlternatives {
+				w.opaque("too many ways to read the command to check them all")
+				break
+			}
+			w.alts++
+			w.nestedString(joinWords(args[j:k]), sc)
+		}
+	case "systemd-run":
+		w.opaque("systemd-run runs the command as a service: never auto-approved")
+		record(nil)
+		w.alternatives(args, sc, forms, privileged)
+	case "firejail":
+		i := 0
+		for i < len(args) && !args[i].dyn && strings.HasPrefix(args[i].text, "-") && args[i].text != "--" {
+			i++
+		}
+		if i < len(args) && !args[i].dyn && args[i].text == "--" {
+			i++
+		}
+		switch {
+		case i < len(args) && args[i].dyn:
+			w.opaque("firejail gets a word known only at run time: chatls can't tell which command it runs")
+			record(nil)
+			w.alternatives(args, sc, forms, privileged)
+		case i >= len(args):
+			w.opaque("firejail without a command starts a shell: never auto-approved")
+			record(nil)
+		default:
+			if privileged == nil {
+				privileged = append([]word{{text: base, lead: len(base)}}, args...)
+			}
+			sub := *sc
+			w.simple(args[i:], &sub, forms, privileged)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func isParallelSep(a word) bool {
+	switch a.text {
+	case ":::", "::::", ":::+", "::::+":
+		return !a.dyn
+	}
+	return false
 }
 
 // dynamicArgs marks arguments as dynamic (xargs -I replaces inside them).
@@ -169,27 +464,85 @@ func dynamicArgs(args []word) []word {
 	for i, a := range args {
 		out[i] = a
 		out[i].dyn = true
+		out[i].lead = 0
 	}
 	return out
 }
 
 // shell handles sh/bash/zsh…: the code they run is not visible as commands.
+// Options are read the way bash reads them: -o/-O/+o/+O and --rcfile take
+// a value, -c may stand anywhere among the options, and the first operand
+// is then the code.
 func (w *shellWalker) shell(base string, args []word, sc *scope) {
-	for i, a := range args {
+	hasC := false
+	var code []string
+	i := 0
+options:
+	for ; i < len(args); i++ {
+		a := args[i]
 		if a.dyn {
+			if mayBeOption(a) {
+				w.opaque("%s gets an option known only at run time: never auto-approved", base)
+				w.nestedString(joinWords(args[i:]), sc)
+				return
+			}
 			break
 		}
-		if strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "c") && !strings.HasPrefix(a.text, "--") {
-			w.opaque("%s -c runs a string as shell code: never auto-approved", base)
-			if i+1 < len(args) {
-				w.nestedString(args[i+1].text, sc)
+		t := a.text
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' && t[0] != '+' {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, val, hasVal := strings.Cut(t[2:], "=")
+			switch name {
+			case "rcfile", "init-file":
+				if !hasVal {
+					i++
+				}
+			case "command", "init-command": // fish
+				hasC = true
+				if hasVal {
+					code = append(code, val)
+				} else if i+1 < len(args) {
+					i++
+					code = append(code, args[i].text)
+				}
 			}
-			return
+			continue
 		}
-		if !strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "+") {
-			w.opaque("%s runs the script %q: its contents are not checked", base, a.text)
-			return
+		for j := 1; j < len(t); j++ {
+			switch t[j] {
+			case 'c':
+				hasC = true
+			case 'C':
+				if base == "fish" {
+					hasC = true
+				}
+			case 'o', 'O':
+				if j == len(t)-1 {
+					i++
+				}
+				continue options
+			}
 		}
+	}
+	if hasC {
+		w.opaque("%s -c runs a string as shell code: never auto-approved", base)
+		if i < len(args) {
+			code = append(code, args[i].text)
+		}
+		for _, c := range code {
+			w.nestedString(c, sc)
+		}
+		return
+	}
+	if i < len(args) {
+		w.opaque("%s runs the script %q: its contents are not checked", base, args[i].text)
+		return
 	}
 	w.opaque("%s reads shell code from its input: never auto-approved", base)
 	for _, code := range sc.stdinCode {
@@ -211,12 +564,44 @@ func (w *shellWalker) parseInline(code string, sc *scope) {
 	w.parse(code, sc.cwd, sc.nested, sc.depth+1)
 }
 
+// cd follows bash: -L (the default) makes the path logical — "l/.." is the
+// directory holding the link l — and falls back to the physical path when
+// the logical one does not exist; -P resolves links first, like the kernel.
+// When the two readings differ the directory is unknown.
 func (w *shellWalker) cd(c *shellCommand, args []word, sc *scope) {
 	c.isCd = true
+	physical := false
 	var dir *word
-	for i := range args {
-		if !args[i].dyn && (args[i].text == "-P" || args[i].text == "-L" || args[i].text == "-e" || args[i].text == "--") {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.dyn && a.text == "--" {
+			if i+1 < len(args) {
+				dir = &args[i+1]
+			}
+			break
+		}
+		if !a.dyn && len(a.text) > 1 && a.text[0] == '-' {
+			for _, ch := range a.text[1:] {
+				switch ch {
+				case 'P':
+					physical = true
+				case 'L':
+					physical = false
+				case 'e', '@':
+				default:
+					// cd fails on an unknown option: the directory stays, but
+					// say unknown rather than guess.
+					c.cdText = a.text
+					sc.cwd = ""
+					return
+				}
+			}
 			continue
+		}
+		if a.dyn && a.lead == 0 {
+			c.cdText = displayWord(a)
+			sc.cwd = ""
+			return
 		}
 		dir = &args[i]
 		break
@@ -228,11 +613,26 @@ func (w *shellWalker) cd(c *shellCommand, args []word, sc *scope) {
 		c.cdText = displayWord(*dir)
 	default:
 		c.cdText = dir.text
-		if p, ok := w.joinPath(sc.cwd, dir.text); ok {
+		p, ok := w.joinPath(sc.cwd, dir.text)
+		if !ok {
+			break
+		}
+		if physical || !strings.Contains(dir.text, "..") {
 			c.cd = p
+			break
+		}
+		logical := path.Clean(p)
+		if canonicalPath(logical, "/", w.home) == canonicalPath(p, "/", w.home) {
+			c.cd = logical
 		}
 	}
 	sc.cwd = c.cd
+	if c.cd != "" {
+		if fi, err := os.Stat(c.cd); err != nil || !fi.IsDir() {
+			// cd may fail; the next statement after ; would then run in the old directory.
+			sc.cdUnsure = true
+		}
+	}
 }
 
 // find: the expression's -exec commands are commands of their own, and
@@ -244,6 +644,10 @@ func (w *shellWalker) find(words []word, sc *scope, forms [][]word, privileged [
 	for i := 1; i < len(words); i++ {
 		a := words[i]
 		t := a.text
+		if a.dyn && a.lead == 0 {
+			inExpr = true // may be an expression word such as -delete
+			w.opaque("find gets a word known only at run time (%q): its expression can't be checked", displayWord(a))
+		}
 		if !a.dyn && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")") {
 			inExpr = true
 		}
@@ -270,7 +674,7 @@ func (w *shellWalker) find(words []word, sc *scope, forms [][]word, privileged [
 			continue
 		case "-delete":
 			if len(starts) == 0 {
-				starts = []word{{text: "."}}
+				starts = []word{{text: ".", lead: 1}}
 			}
 			for _, s := range starts {
 				w.write(s, sc, "find -delete")
@@ -282,7 +686,7 @@ func (w *shellWalker) find(words []word, sc *scope, forms [][]word, privileged [
 		}
 		own = append(own, a)
 	}
-	cmd := shellCommand{words: own, denyForms: append(forms[:len(forms):len(forms)], own), nested: sc.nested}
+	cmd := shellCommand{words: own, denyForms: append(forms[:len(forms):len(forms)], own), nested: sc.nested, cwd: sc.cwd, reads: sc.reads}
 	if privileged != nil {
 		cmd.words = privileged
 	}

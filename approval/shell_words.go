@@ -16,6 +16,10 @@ type word struct {
 	dyn  bool
 	glob bool // unquoted *, ?, [ or brace expansion: expands to other words
 	alt  []string
+	// lead is how many bytes at the start of text are known before the
+	// first dynamic part (all of it when !dyn): "$X" has 0 and may turn into
+	// an option at run time; "s/$a/b/" starts with a known s.
+	lead int
 }
 
 // dynWord stands for arguments that come from elsewhere (xargs' stdin, find's {}).
@@ -26,6 +30,12 @@ var dynWord = word{dyn: true}
 func resolveWord(w *syntax.Word) word {
 	var out word
 	var b strings.Builder
+	markDyn := func() {
+		if !out.dyn {
+			out.dyn = true
+			out.lead = b.Len()
+		}
+	}
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -33,7 +43,7 @@ func resolveWord(w *syntax.Word) word {
 			if i == 0 && strings.HasPrefix(v, "~") {
 				// ~ expands to $HOME; ~/x is handled by paths, ~user is dynamic.
 				if rest := v[1:]; rest != "" && !strings.HasPrefix(rest, "/") {
-					out.dyn = true
+					markDyn()
 				}
 			}
 			if hasUnquotedGlob(v) {
@@ -44,7 +54,7 @@ func resolveWord(w *syntax.Word) word {
 			if p.Dollar {
 				s, ok := ansiC(p.Value)
 				if !ok {
-					out.dyn = true
+					markDyn()
 				}
 				b.WriteString(s)
 			} else {
@@ -56,21 +66,24 @@ func resolveWord(w *syntax.Word) word {
 					b.WriteString(unescapeDouble(lit.Value))
 					continue
 				}
-				out.dyn = true
+				markDyn()
 				collectAlt(dp, &out)
 			}
 		case *syntax.ParamExp:
-			out.dyn = true
+			markDyn()
 			collectAlt(p, &out)
 		default:
 			// Command/process substitution, arithmetic, extglob, braces.
-			out.dyn = true
+			markDyn()
 			if _, ok := p.(*syntax.ExtGlob); ok {
 				out.glob = true
 			}
 		}
 	}
 	out.text = b.String()
+	if !out.dyn {
+		out.lead = len(out.text)
+	}
 	return out
 }
 
@@ -91,8 +104,13 @@ func hasUnquotedGlob(v string) bool {
 		switch v[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
 			return true
+		case '[':
+			// A bracket expression needs its ]; a lone [ (the test command) is literal.
+			if strings.IndexByte(v[i+1:], ']') >= 0 {
+				return true
+			}
 		case '{':
 			if j := strings.IndexByte(v[i:], '}'); j > 0 {
 				inner := v[i+1 : i+j]

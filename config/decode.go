@@ -52,6 +52,9 @@ func DecodeJSON(raw json.RawMessage) (Settings, []Warning, error) {
 		}
 		return Settings{}, nil, fmt.Errorf("chatls settings: %w", err)
 	}
+	if err := validate("", s); err != nil {
+		return Settings{}, nil, err
+	}
 	var warns []Warning
 	for _, u := range unknownKeys(generic, "json") {
 		warns = append(warns, Warning{Message: u.message()})
@@ -60,7 +63,8 @@ func DecodeJSON(raw json.RawMessage) (Settings, []Warning, error) {
 }
 
 // LoadFile reads a TOML configuration file. A missing file is empty settings
-// and no error; syntax and type errors carry file:line.
+// and no error; syntax and type errors, and rules the registered validators
+// reject, carry file:line.
 func LoadFile(path string) (Settings, []Warning, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -69,7 +73,37 @@ func LoadFile(path string) (Settings, []Warning, error) {
 	if err != nil {
 		return Settings{}, nil, fmt.Errorf("read config: %w", err)
 	}
-	return ParseTOML(path, data)
+	s, warns, err := ParseTOML(path, data)
+	if err != nil {
+		return Settings{}, warns, err
+	}
+	if err := validate(path, s); err != nil {
+		return Settings{}, warns, err
+	}
+	return s, warns, nil
+}
+
+// Validator checks settings beyond their shape: the approval package
+// registers one that compiles every rule and checks [[tools.rules]]
+// examples, so a file with a broken rule is refused when it loads (and the
+// caller keeps its last good settings) instead of breaking every decision.
+// file is "" for the editor's settings.
+type Validator func(file string, s Settings) error
+
+var validators []Validator
+
+// RegisterValidator adds a check that LoadFile and DecodeJSON run; call it
+// from an init function.
+func RegisterValidator(v Validator) { validators = append(validators, v) }
+
+func validate(file string, s Settings) error {
+	var errs []error
+	for _, v := range validators {
+		if err := v(file, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ParseTOML decodes TOML text as if read from the file name (used in messages).
@@ -96,7 +130,7 @@ func tomlError(path string, data []byte, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Errorf("%s:%d:%d: %s (fix this line; until then the last good configuration stays in use)", path, row, col, de.Error())
+		return fmt.Errorf("%s:%d:%d: %s (fix this line)", path, row, col, de.Error())
 	}
 	var se *toml.StrictMissingError
 	if errors.As(err, &se) {

@@ -71,6 +71,10 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chatls: %v\n", err)
 		return 1
 	}
+	if len(v.Steps) > 0 && v.Steps[0].Resolver == approval.ConfigErrorResolver {
+		// Still a decision (SPEC §6): the error is in the trace and here.
+		fmt.Fprintf(stderr, "chatls: %s\n", v.Steps[0].Reason)
+	}
 	fmt.Fprint(stdout, v.Format())
 	return 0
 }

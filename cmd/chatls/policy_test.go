@@ -14,11 +14,17 @@ func TestRunPolicyCheck(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[tools]\nautoApprove = [\"bash(go test *)\"]\ndeny = [\"bash(rm *)\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	broken := filepath.Join(dir, "broken.toml")
+	if err := os.WriteFile(broken, []byte("[tools]\nautoApprove = [\"bash(go test\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args  []string
 		first string
 		code  int
 	}{
+		// A broken config still answers (SPEC §6: the decision word first, exit 0).
+		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", broken}, "require_approval", 0},
 		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", cfg}, "approve", 0},
 		{[]string{"check", "bash", `{"command":"rm -fr x"}`, "--config=" + cfg}, "deny", 0},
 		{[]string{"check", "--config", cfg, "bash", `{"command":"make"}`}, "require_approval", 0},
@@ -30,6 +36,9 @@ func TestRunPolicyCheck(t *testing.T) {
 		code := runPolicy(tc.args, &out, &errb)
 		if code != tc.code {
 			t.Errorf("%v: exit %d, want %d (stderr %s)", tc.args, code, tc.code, errb.String())
+		}
+		if len(tc.args) > 4 && tc.args[4] == broken && !strings.Contains(errb.String(), broken+":2:") {
+			t.Errorf("the config error must be on stderr too: %q", errb.String())
 		}
 		if tc.first != "" {
 			if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {
