@@ -252,6 +252,9 @@ func (p *arithParser) number() (float64, error) {
 	}
 	text := strings.ReplaceAll(p.src[start:p.pos], "_", "")
 	v, err := strconv.ParseFloat(text, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("number %s is too large", p.src[start:p.pos])
+	}
 	if err != nil {
 		return 0, fmt.Errorf("bad number %q", p.src[start:p.pos])
 	}

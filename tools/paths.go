@@ -63,7 +63,8 @@ func canonicalPath(p string) (string, error) {
 	return "", fmt.Errorf("too many levels of symbolic links")
 }
 
-// checkWritable refuses, when the sandbox is on, a path whose canonical form
+// checkWritable refuses, when writes are restricted (Env.RestrictWrites, or
+// the sandbox on), a path whose canonical form
 // lies outside every canonical writable directory. It returns the canonical
 // path, which is what the caller must then write.
 func checkWritable(env Env, abs, shown string) (string, error) {
@@ -71,7 +72,7 @@ func checkWritable(env Env, abs, shown string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("Cannot resolve %s: %v", shown, err)
 	}
-	if !env.Sandbox.Enabled {
+	if !env.RestrictWrites && !env.Sandbox.Enabled {
 		return canon, nil
 	}
 	for _, dir := range writableDirs(env) {

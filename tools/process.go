@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,8 +15,13 @@ import (
 // progressInterval bounds how often Env.Progress is called.
 const progressInterval = 200 * time.Millisecond
 
-// pipeDrainGrace is how long output may keep flowing after the process group
-// is gone (a daemon that escaped with setsid still holding the pipe).
+// supervisorGrace bounds the wait for a supervisor to end its call's processes
+// (one stuck in uninterruptible sleep delays it); then it is killed itself.
+const supervisorGrace = 5 * time.Second
+
+// pipeDrainGrace is how long output may keep flowing after the call's
+// processes are gone (unsupervised: a daemon that escaped the group with
+// setsid still holding the pipe).
 const pipeDrainGrace = 500 * time.Millisecond
 
 // processOutcome says how a process ended.
@@ -26,23 +32,43 @@ type processOutcome struct {
 	startErr  error
 }
 
-// runProcessGroup starts cmd in its own session (hence its own process group,
-// and no controlling terminal, so nothing can block on /dev/tty), streams
-// stdout+stderr merged into sink, reports progress, and kills the whole group
-// on timeout, on cancellation and after the main process exits (background
-// jobs included). Pdeathsig kills the child if the server dies (it fires when
-// the spawning OS thread exits; Go keeps threads alive unless a goroutine
-// locked to one ends, which chatls never does). Grandchildren are only
-// covered by Runner.CancelAll on shutdown, or by the sandbox's pid namespace.
+// runProcessGroup starts cmd under a supervisor (supervisor.go) in a new
+// session (no controlling terminal, so nothing can block on /dev/tty),
+// streams stdout+stderr merged into sink, reports progress, and ends every
+// process of the call on timeout, on cancellation and after the main process
+// exits (background jobs included). If chatls itself dies, the supervisor
+// does it; KillAll does it on a clean shutdown. Without supervision (no
+// /proc/self/exe) the tool leads its own process group, which is killed.
+// A cmd that failed to resolve (cmd.Err) is reported as a start error.
 func runProcessGroup(ctx context.Context, cmd *exec.Cmd, sink *outputSink, timeout time.Duration, progress func(Progress)) processOutcome {
+	if cmd.Err != nil {
+		return processOutcome{startErr: cmd.Err}
+	}
+	cmd, life, err := supervised(cmd)
+	if err != nil {
+		return processOutcome{startErr: err}
+	}
+	defer life.cut()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return processOutcome{startErr: err}
 	}
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = w, w, nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if life == nil {
+		// Unsupervised: the tool dies with chatls's spawning thread (its
+		// background jobs do not; the supervisor exists for them).
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	groupsMu.Lock() // so KillAll cannot miss a call that is starting
+	err = cmd.Start()
+	if err == nil {
+		groups[cmd.Process.Pid] = life
+	}
+	groupsMu.Unlock()
+	life.started()
+	if err != nil {
 		r.Close()
 		w.Close()
 		return processOutcome{startErr: err}
@@ -97,11 +123,28 @@ wait:
 			}
 		}
 	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-exited
+	if life != nil {
+		// The supervisor kills and reaps the call's processes, then exits.
+		life.cut()
+		select {
+		case <-exited:
+		case <-time.After(supervisorGrace):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-exited
+		}
+	} else {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-exited
+	}
+	// Forget the group before reaping its leader: from then on its ID may be reused.
+	groupsMu.Lock()
+	delete(groups, pgid)
+	groupsMu.Unlock()
 	err = cmd.Wait() // reaps; the pipe is ours, so this does not wait for output
 	out.exitCode = exitCodeOf(cmd.ProcessState, err)
-	waitGroupGone(pgid, time.Second)
+	if life == nil {
+		waitGroupGone(pgid, time.Second)
+	}
 
 	select {
 	case <-copied:
@@ -111,6 +154,34 @@ wait:
 	}
 	r.Close()
 	return out
+}
+
+// groups are the running calls by the pid of their group leader (the
+// supervisor, or the tool when unsupervised) with their lifeline (nil when
+// unsupervised). The leader stays unreaped while listed, so its group ID
+// cannot be reused meanwhile.
+var (
+	groupsMu sync.Mutex
+	groups   = map[int]*lifeline{}
+)
+
+// KillAll ends every tool process this process is running, with SIGKILL,
+// and returns how many calls it stopped. The server calls it when it is about
+// to exit (SIGTERM, SIGINT, SIGHUP, end of the LSP session); the calls then
+// end as killed processes (exit code 137). It does not wait: the supervisors
+// finish the job even if chatls exits right after. Safe to call from a
+// signal-handling goroutine and any number of times.
+func KillAll() int {
+	groupsMu.Lock()
+	defer groupsMu.Unlock()
+	for pgid, life := range groups {
+		if life != nil {
+			life.cut()
+		} else {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+	return len(groups)
 }
 
 // waitGroupGone waits (bounded) until the process group has disappeared, so

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -109,6 +110,40 @@ func (r *Registry) finishSource(name string, tools []Tool, err error) {
 // and notifies listeners. An unknown source name is added as loaded.
 func (r *Registry) Replace(source string, tools []Tool) {
 	r.finishSource(source, tools, nil)
+}
+
+// SetBuiltins replaces the built-in tools, e.g. with Builtins(opts) after a
+// settings reload changed tools.web_fetch.allowHosts. Calls already running
+// keep the tool they started with; the next Lookup returns the new one.
+// Listeners are notified only when a definition changed (name, description
+// or schema): options such as allowHosts change behaviour, not definitions,
+// so an OnChange listener may call SetBuiltins without looping.
+func (r *Registry) SetBuiltins(builtins []Tool) {
+	r.mu.Lock()
+	changed := definitionsKey(r.builtins) != definitionsKey(builtins)
+	r.builtins = builtins
+	r.rebuildLocked()
+	r.signalLocked()
+	listeners := append([]func(){}, r.listeners...)
+	r.mu.Unlock()
+	if changed {
+		notify(listeners)
+	}
+}
+
+// definitionsKey sums up what listeners care about in a list of tools.
+func definitionsKey(tools []Tool) string {
+	var b strings.Builder
+	for _, t := range tools {
+		d := t.Definition()
+		b.WriteString(d.Name)
+		b.WriteByte(0)
+		b.WriteString(d.Description)
+		b.WriteByte(0)
+		b.Write(d.Schema)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // OnChange registers f to run after a source finishes loading or changes.

@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -133,5 +136,35 @@ func TestSuggest(t *testing.T) {
 		if got := reg.Suggest(in); got != want {
 			t.Errorf("Suggest(%.20q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSetBuiltinsAppliesNewOptions: a settings reload that changes
+// tools.web_fetch.allowHosts reaches web_fetch through SetBuiltins, without
+// a change notification (definitions are the same).
+func TestSetBuiltinsAppliesNewOptions(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "internal page") }))
+	defer srv.Close()
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	notified := 0
+	reg.OnChange(func() { notified++ })
+	r := NewRunner(reg, 1)
+	fetch := func() Result {
+		return r.Run(context.Background(), Call{ID: "w", Name: "web_fetch", Input: map[string]any{"url": srv.URL}}, testEnv(t))
+	}
+	if res := fetch(); !res.IsError || !strings.Contains(res.Text, "refusing to connect to 127.0.0.1") {
+		t.Fatalf("before: %q", res.Text)
+	}
+	reg.SetBuiltins(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{"127.0.0.1"}}))
+	if res := fetch(); res.IsError || res.Text != "internal page" {
+		t.Errorf("after allowing 127.0.0.1: %q", res.Text)
+	}
+	if notified != 0 {
+		t.Errorf("listeners notified %d times for unchanged definitions", notified)
+	}
+	// A different set of built-ins is a change listeners hear about.
+	reg.SetBuiltins(Builtins(BuiltinOptions{})[:3])
+	if _, ok := reg.Lookup("web_fetch"); ok || notified != 1 {
+		t.Errorf("web_fetch still there=%v, notified %d", ok, notified)
 	}
 }

@@ -78,9 +78,9 @@ func (r *Runner) Cancel(id string) bool {
 	return ok
 }
 
-// CancelAll stops every call in flight (server shutdown) and returns how many.
-// The server should call it before exiting: Pdeathsig only reaches bash
-// itself, not its children, when chatls dies without cleaning up.
+// CancelAll stops every call in flight and returns how many; each Run then
+// returns a Cancelled result. For an exiting server KillAll is the tool: it
+// is synchronous and needs no Run to finish.
 func (r *Runner) CancelAll() int {
 	r.mu.Lock()
 	cancels := make([]context.CancelCauseFunc, 0, len(r.calls))
@@ -117,14 +117,18 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 	if !r.register(call.ID, cancel) {
 		return Result{Text: fmt.Sprintf("Tool call %s is already running; it was not started twice.", call.ID), IsError: true}
 	}
-	defer r.unregister(call.ID)
-
 	if err := r.acquire(ctx); err != nil {
+		r.unregister(call.ID)
 		return interrupted(ctx, Result{})
 	}
-	defer r.release()
-
-	res := r.execute(ctx, tool, call, env)
+	// The slot and the ID stay taken until the tool really returns, also when
+	// it ignores cancellation and Run stops waiting for it: a stuck tool must
+	// not let more calls run than tools.maxConcurrent allows.
+	finished := func() {
+		r.release()
+		r.unregister(call.ID)
+	}
+	res := r.execute(ctx, tool, call, env, finished)
 	if errors.Is(context.Cause(ctx), errCancelledByUser) {
 		return Result{Text: CancelledText, IsError: true, Cancelled: true, ExitCode: res.ExitCode}
 	}
@@ -133,7 +137,8 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 
 // execute runs the tool on its own goroutine so a tool that ignores ctx
 // cannot hold the caller past the grace period, and recovers its panics.
-func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env) Result {
+// finished runs when the tool has returned, however late.
+func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, finished func()) Result {
 	timeout := 0
 	if t, ok := tool.(timesItself); !ok || !t.timesItself() {
 		timeout = env.DefaultTimeout
@@ -143,16 +148,24 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env) Res
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, time.Duration(timeout)*time.Second, errToolTimeout)
 		defer cancel()
+		if env.Progress != nil {
+			var stop func()
+			env.Progress, stop = tickProgress(env.Progress)
+			defer stop()
+		}
 	}
 	done := make(chan Result, 1)
 	go func() {
+		var res Result
 		defer func() {
 			if p := recover(); p != nil {
-				done <- Result{Text: fmt.Sprintf("Tool %s failed: internal error: %v", call.Name, p), IsError: true}
+				res = Result{Text: fmt.Sprintf("Tool %s failed: internal error: %v", call.Name, p), IsError: true}
 				debug.PrintStack()
 			}
+			finished()
+			done <- res
 		}()
-		done <- tool.Run(ctx, call, env)
+		res = tool.Run(ctx, call, env)
 	}()
 	var res Result
 	select {
@@ -165,7 +178,7 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env) Res
 		}
 	}
 	if errors.Is(context.Cause(ctx), errToolTimeout) {
-		return Result{Text: fmt.Sprintf("Tool %s timed out after %d seconds.", call.Name, timeout), IsError: true}
+		return Result{Text: fmt.Sprintf("Tool %s timed out after %d seconds.", call.Name, timeout), IsError: true, TimedOut: true, ExitCode: res.ExitCode}
 	}
 	if ctx.Err() != nil && res.Text == "" {
 		return interrupted(ctx, res)

@@ -170,21 +170,49 @@ func TestRunnerTimesOutToolsThatIgnoreContext(t *testing.T) {
 	lateResultGrace = 20 * time.Millisecond
 	defer func() { lateResultGrace = old }()
 	stuck := make(chan struct{})
-	defer close(stuck)
-	tool := fakeTool{def: Definition{Name: "stuck"}, run: func(context.Context, Call, Env) Result { <-stuck; return Result{} }}
-	r := NewRunner(NewRegistry([]Tool{tool}), 1)
+	var quickRan atomic.Bool
+	r := NewRunner(NewRegistry([]Tool{
+		fakeTool{def: Definition{Name: "stuck"}, run: func(context.Context, Call, Env) Result { <-stuck; return Result{} }},
+		fakeTool{def: Definition{Name: "quick"}, run: func(context.Context, Call, Env) Result { quickRan.Store(true); return Result{Text: "done"} }},
+	}), 1)
 	env := testEnv(t)
 	env.DefaultTimeout = 1
 	res := r.Run(context.Background(), Call{ID: "1", Name: "stuck"}, env)
 	wantText(t, res, "Tool stuck timed out after 1 seconds.")
+	if !res.TimedOut || !res.IsError {
+		t.Errorf("TimedOut=%v IsError=%v", res.TimedOut, res.IsError)
+	}
 
-	// Cancel works on it too, and frees the slot for the next call.
+	// Abandoned but still running: it keeps its slot and its ID.
+	if got := r.Running(); len(got) != 1 || got[0] != "1" {
+		t.Errorf("Running() = %v", got)
+	}
+	again := r.Run(context.Background(), Call{ID: "1", Name: "quick"}, env)
+	wantText(t, again, "Tool call 1 is already running; it was not started twice.")
+	queued := make(chan Result)
+	go func() { queued <- r.Run(context.Background(), Call{ID: "2", Name: "quick"}, env) }()
+	waitUntil(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.waiters) == 1
+	})
+	if quickRan.Load() {
+		t.Fatal("a call ran beyond the bound while an abandoned tool was still running")
+	}
+	// The stuck tool returns at last: the queued call gets the slot.
+	close(stuck)
+	wantText(t, <-queued, "done")
+	waitUntil(t, func() bool { return len(r.Running()) == 0 })
+
+	// Cancel works on a tool that ignores it, too.
+	stuck2 := make(chan struct{})
+	defer close(stuck2)
+	r2 := NewRunner(NewRegistry([]Tool{fakeTool{def: Definition{Name: "stuck"}, run: func(context.Context, Call, Env) Result { <-stuck2; return Result{} }}}), 1)
 	go func() {
-		waitUntil(t, func() bool { return len(r.Running()) == 1 })
-		r.Cancel("2")
+		waitUntil(t, func() bool { return len(r2.Running()) == 1 })
+		r2.Cancel("3")
 	}()
-	res = r.Run(context.Background(), Call{ID: "2", Name: "stuck"}, testEnv(t))
-	if !res.Cancelled {
+	if res := r2.Run(context.Background(), Call{ID: "3", Name: "stuck"}, testEnv(t)); !res.Cancelled {
 		t.Errorf("got %+v", res)
 	}
 }

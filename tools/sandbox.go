@@ -18,8 +18,9 @@ var sandboxProbes sync.Map // bwrap path → error (nil when it works)
 
 // SandboxAvailable reports whether bubblewrap at bwrapPath ("" = "bwrap" on
 // PATH) can start a sandbox here with the namespaces chatls uses. The probe
-// runs once per path; the server says "bubblewrap missing" once and then asks
-// for every bash call instead of running it unsandboxed.
+// runs once per path (ProbeSandbox repeats it); the server says "bubblewrap
+// missing" once and then asks for every bash call instead of running it
+// unsandboxed.
 func SandboxAvailable(bwrapPath string) error {
 	if bwrapPath == "" {
 		bwrapPath = defaultBwrap
@@ -31,6 +32,20 @@ func SandboxAvailable(bwrapPath string) error {
 	err := probeSandbox(bwrapPath)
 	v, _ := sandboxProbes.LoadOrStore(bwrapPath, err)
 	err, _ = v.(error)
+	return err
+}
+
+// ProbeSandbox probes bubblewrap at bwrapPath afresh, remembers the answer
+// for SandboxAvailable (and so for bash), and returns it. The server calls it
+// when the sandbox gets enabled or sandbox.bwrap changes after initialize,
+// so that a sandbox turned on later is checked (and its failure announced)
+// like one on from the start, and an install of bubblewrap since is noticed.
+func ProbeSandbox(bwrapPath string) error {
+	if bwrapPath == "" {
+		bwrapPath = defaultBwrap
+	}
+	err := probeSandbox(bwrapPath)
+	sandboxProbes.Store(bwrapPath, err)
 	return err
 }
 

@@ -40,6 +40,12 @@ type Env struct {
 	Writable []string
 	// Sandbox configures bubblewrap for bash; Enabled false runs bash directly.
 	Sandbox SandboxConfig
+	// RestrictWrites makes write and edit refuse paths outside the writable
+	// set. The server sets it from the sandbox.enabled setting, also when
+	// bubblewrap is missing and bash runs unsandboxed after asking: the
+	// refusal follows the setting, not whether bubblewrap works. (Sandbox.
+	// Enabled implies it.)
+	RestrictWrites bool
 	// TempDir receives full-output files of truncated results ($TMPDIR or /tmp).
 	TempDir string
 	// Timeout for non-bash tools (tools.defaultTimeout) and for bash (tools.bash.timeout)
@@ -62,7 +68,11 @@ type SandboxConfig struct {
 	Bwrap string
 }
 
-// Progress is a running tool's state for `$/progress` and inlay hints.
+// Progress is a running tool's state for `$/progress` and inlay hints: the
+// time since it started and its last output line (bash: the last line it
+// printed; grep: its latest match; web_fetch: how much it received; empty
+// when a tool has nothing to show). Sent at most every 200 ms, only while a
+// call runs longer than that.
 type Progress struct {
 	ElapsedMillis int64
 	LastLine      string
@@ -75,10 +85,14 @@ type Result struct {
 	// Truncated is set when output limits cut the text; FullOutputPath then names the file.
 	Truncated      bool
 	FullOutputPath string
-	// ExitCode of a process, nil when not a process or not started.
+	// ExitCode of a process, nil when not a process or not started. A process
+	// killed on timeout or cancel has one too: 137 (128+SIGKILL) as a rule.
 	ExitCode *int
 	// Cancelled is set when the call was stopped by the user (chatls.cancel).
 	Cancelled bool
+	// TimedOut is set when the call hit its timeout (bash's, or
+	// tools.defaultTimeout for the others).
+	TimedOut bool
 }
 
 // Tool is something that can run a Call.

@@ -84,18 +84,17 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Failed to start bash: %v", out.startErr)
 	}
 	got := sink.finish()
-	res := Result{Text: got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath}
+	code := out.exitCode
+	res := Result{Text: got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath, ExitCode: &code}
 	if out.cancelled {
 		res.Text, res.IsError, res.Cancelled = CancelledText, true, true
 		return res
 	}
 	if out.timedOut {
 		res.Text = appendParagraph(res.Text, fmt.Sprintf("Command timed out after %s seconds.", formatSeconds(seconds)))
-		res.IsError = true
+		res.IsError, res.TimedOut = true, true
 		return res
 	}
-	code := out.exitCode
-	res.ExitCode = &code
 	if res.Text == "" {
 		res.Text = "(no output)"
 	}

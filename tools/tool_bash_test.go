@@ -51,6 +51,9 @@ func TestBashRunsInConfiguredCwdWithNewlineInPath(t *testing.T) {
 	wantContains(t, res, `w   i   t   h  \n   n   e   w   l   i   n   e`)
 }
 
+// echoPgid prints the command's process group (its supervisor's pid, not $$).
+const echoPgid = `s=$(</proc/$$/stat); s=${s##*) }; set -- $s; echo $3; `
+
 // processesInGroup lists live processes whose process group or session is id.
 func processesInGroup(t *testing.T, id int) []string {
 	t.Helper()
@@ -79,7 +82,7 @@ func processesInGroup(t *testing.T, id int) []string {
 func TestBashTimeoutKillsBackgroundJobs(t *testing.T) {
 	env := testEnv(t)
 	start := time.Now()
-	res := run(t, env, "bash", map[string]any{"command": "echo $$; sleep 100 & sleep 100; wait", "timeout": 1})
+	res := run(t, env, "bash", map[string]any{"command": echoPgid + "sleep 100 & sleep 100; wait", "timeout": 1})
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("took %s", elapsed)
 	}
@@ -91,6 +94,10 @@ func TestBashTimeoutKillsBackgroundJobs(t *testing.T) {
 	if !strings.HasSuffix(res.Text, "\n\nCommand timed out after 1 seconds.") || !res.IsError {
 		t.Errorf("text %q", res.Text)
 	}
+	// The decision log records how it ended: killed (137) on timeout.
+	if !res.TimedOut || res.ExitCode == nil || *res.ExitCode != 137 {
+		t.Errorf("TimedOut=%v ExitCode=%v", res.TimedOut, res.ExitCode)
+	}
 	if left := processesInGroup(t, pgid); len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
@@ -98,8 +105,11 @@ func TestBashTimeoutKillsBackgroundJobs(t *testing.T) {
 
 func TestBashBackgroundJobsDoNotOutliveTheCommand(t *testing.T) {
 	env := testEnv(t)
-	res := run(t, env, "bash", map[string]any{"command": "echo $$; sleep 100 &"})
-	pgid, _ := strconv.Atoi(strings.TrimSpace(res.Text))
+	res := run(t, env, "bash", map[string]any{"command": echoPgid + "sleep 100 &"})
+	pgid, err := strconv.Atoi(strings.TrimSpace(res.Text))
+	if err != nil || pgid <= 1 {
+		t.Fatalf("no process group in %q", res.Text)
+	}
 	if left := processesInGroup(t, pgid); len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
@@ -124,7 +134,7 @@ func TestBashCancelOneOfParallelCalls(t *testing.T) {
 		}
 		wg.Go(func() {
 			res := r.Run(context.Background(), Call{ID: id, Name: "bash", Input: map[string]any{
-				"command": "echo $$ > pid-" + id + "; echo ready " + id + "; while [ ! -e go ]; do sleep 0.05; done; echo finished " + id,
+				"command": "{ " + echoPgid + "} > pid-" + id + "; echo ready " + id + "; while [ ! -e go ]; do sleep 0.05; done; echo finished " + id,
 			}}, e)
 			mu.Lock()
 			results[id] = res
@@ -140,7 +150,7 @@ func TestBashCancelOneOfParallelCalls(t *testing.T) {
 	waitUntil(t, func() bool { return len(r.Running()) == 2 })
 	writeFile(t, goFile, "")
 	wg.Wait()
-	if res := results["b"]; !res.Cancelled || res.Text != CancelledText || !res.IsError {
+	if res := results["b"]; !res.Cancelled || res.Text != CancelledText || !res.IsError || res.ExitCode == nil || *res.ExitCode != 137 {
 		t.Errorf("b: %+v", res)
 	}
 	for _, id := range []string{"a", "c"} {

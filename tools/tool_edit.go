@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -45,6 +44,9 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	if err != nil {
 		return errorResult("%v", err)
 	}
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return notRegularResult(shown, fi.Mode(), "edit only edits files")
+	}
 	data, err := os.ReadFile(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -68,13 +70,12 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown)
 	}
 	if oldText == newText {
-		return errorResult("No changes made to %s: oldText and newText are identical.", shown)
+		return errorResult("No changes made to %s. The replacement produced identical content.", shown)
 	}
 	at := strings.Index(content, oldText)
 	updated := content[:at] + newText + content[at+len(oldText):]
 	if err := writeFileKeepingMode(target, []byte(updated)); err != nil {
 		return errorResult("Cannot write %s: %v", shown, err)
 	}
-	line := strings.Count(content[:at], "\n") + 1
-	return Result{Text: "Successfully replaced text in " + shown + " at line " + strconv.Itoa(line) + "."}
+	return Result{Text: "Successfully replaced text in " + shown + "."}
 }

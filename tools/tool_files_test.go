@@ -28,7 +28,7 @@ func TestRead(t *testing.T) {
 		isError bool
 	}{
 		{`{"path":"small.txt"}`, "one\ntwo\nthree", false},
-		{`{"path":"small.txt","offset":2,"limit":1}`, "two\n\n[Showing lines 2-2 of 3. Use offset=3 to continue.]", false},
+		{`{"path":"small.txt","offset":2,"limit":1}`, "two\n\n[1 more lines in file. Use offset=3 to continue.]", false},
 		{`{"path":"small.txt","offset":3,"limit":null,"label":null}`, "three", false},
 		{`{"path":"small.txt","offset":4}`, "Offset 4 is beyond end of file (3 lines total)", true},
 		{`{"path":"missing/config.toml"}`, "File not found: missing/config.toml", true},
@@ -36,7 +36,7 @@ func TestRead(t *testing.T) {
 		{`{"path":"empty.txt"}`, "(empty file)", false},
 		{`{"path":"image.png"}`, "[Binary file image.png (16 B, image/png) not shown. Reference it as @./image.png to attach it.]", false},
 		{`{"path":"sub/with\nnewline.txt"}`, "odd name", false},
-		{`{"path":"wide.txt"}`, "[Line 1 is 60.0 KB, exceeds the 50.0 KB limit. Use bash: sed -n '1p' wide.txt | head -c 51200]", true},
+		{`{"path":"wide.txt"}`, "[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' wide.txt | head -c 51200]", true},
 		{`{"path":"wide.txt","offset":2}`, "next", false},
 	}
 	for _, tt := range tests {
@@ -58,7 +58,16 @@ func TestRead(t *testing.T) {
 		t.Errorf("rest: %q", res.Text[len(res.Text)-40:])
 	}
 	res = run(t, env, "read", decode(t, `{"path":"`+filepath.Join(env.Dir, "small.txt")+`","limit":2}`))
-	wantText(t, res, "one\ntwo\n\n[Showing lines 1-2 of 3. Use offset=3 to continue.]")
+	wantText(t, res, "one\ntwo\n\n[1 more lines in file. Use offset=3 to continue.]")
+	if res.Truncated {
+		t.Error("a read cut by the caller's limit counts as truncated")
+	}
+	// The byte limit: 100 lines of 1000 bytes, 51 fit in 50 KB (Flemma's and pi's note).
+	writeFile(t, filepath.Join(env.Dir, "fat.txt"), strings.Repeat(strings.Repeat("f", 999)+"\n", 100))
+	res = run(t, env, "read", decode(t, `{"path":"fat.txt"}`))
+	if !strings.HasSuffix(res.Text, "f\n\n[Showing lines 1-51 of 100 (50.0KB limit). Use offset=52 to continue.]") || !res.Truncated {
+		t.Errorf("fat: …%q", res.Text[len(res.Text)-90:])
+	}
 	res = run(t, env, "read", decode(t, `{"path":"latin1.txt"}`))
 	if !strings.HasPrefix(res.Text, "[Binary file latin1.txt") {
 		t.Errorf("latin1: %.80q", res.Text)
@@ -92,7 +101,7 @@ func TestEdit(t *testing.T) {
 		before, input, want, after string
 	}{
 		{"a = 1\nb = 2\n", `{"path":"config.lua","oldText":"b = 2","newText":"b = 3"}`,
-			"Successfully replaced text in config.lua at line 2.", "a = 1\nb = 3\n"},
+			"Successfully replaced text in config.lua.", "a = 1\nb = 3\n"},
 		{"x\nx\n", `{"path":"config.lua","oldText":"x","newText":"y"}`,
 			"Found 2 occurrences of the text in config.lua. The text must be unique. Please provide more context to make it unique.", "x\nx\n"},
 		{"abc", `{"path":"config.lua","oldText":"zzz","newText":"y"}`,
@@ -100,9 +109,9 @@ func TestEdit(t *testing.T) {
 		{"abc", `{"path":"config.lua","oldText":"","newText":"y"}`,
 			"oldText must not be empty; use write to create or overwrite config.lua", "abc"},
 		{"abc", `{"path":"config.lua","oldText":"b","newText":"b"}`,
-			"No changes made to config.lua: oldText and newText are identical.", "abc"},
+			"No changes made to config.lua. The replacement produced identical content.", "abc"},
 		{"one\r\ntwo\r\nthree\r\n", `{"path":"config.lua","oldText":"one\ntwo","newText":"1\n2"}`,
-			"Successfully replaced text in config.lua at line 1.", "1\r\n2\r\nthree\r\n"},
+			"Successfully replaced text in config.lua.", "1\r\n2\r\nthree\r\n"},
 	}
 	for _, tt := range tests {
 		writeFile(t, path, tt.before)
@@ -153,4 +162,34 @@ func TestSandboxedWritesStayInWritableSet(t *testing.T) {
 	env.Sandbox.Writable = []string{outside}
 	res = run(t, env, "write", decode(t, `{"path":"escape/x.txt","content":"x"}`))
 	wantText(t, res, "Successfully wrote 1 bytes to escape/x.txt")
+}
+
+// TestWritesRestrictedWithoutBubblewrap: sandbox.enabled with bubblewrap
+// missing — the server runs bash unsandboxed after asking, but write and
+// edit still refuse paths outside the writable set.
+func TestWritesRestrictedWithoutBubblewrap(t *testing.T) {
+	env := testEnv(t)
+	env.RestrictWrites = true // what the server passes for sandbox.enabled
+	env.Sandbox = SandboxConfig{Enabled: false, Bwrap: "/nonexistent/bwrap"}
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "victim.txt"), "keep")
+	res := run(t, env, "write", decode(t, `{"path":"`+filepath.Join(outside, "new.txt")+`","content":"x"}`))
+	if !res.IsError || !strings.HasPrefix(res.Text, "Refusing to write "+filepath.Join(outside, "new.txt")) {
+		t.Errorf("write: %q", res.Text)
+	}
+	res = run(t, env, "edit", decode(t, `{"path":"`+filepath.Join(outside, "victim.txt")+`","oldText":"keep","newText":"lost"}`))
+	if !res.IsError || !strings.HasPrefix(res.Text, "Refusing to write") {
+		t.Errorf("edit: %q", res.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "keep" {
+		t.Errorf("victim.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Error("new.txt was written outside the writable set")
+	}
+	wantText(t, run(t, env, "write", decode(t, `{"path":"in.txt","content":"ok"}`)), "Successfully wrote 2 bytes to in.txt")
+	// Unrestricted, the same write goes through.
+	env.RestrictWrites = false
+	wantText(t, run(t, env, "write", decode(t, `{"path":"`+filepath.Join(outside, "new.txt")+`","content":"x"}`)),
+		"Successfully wrote 1 bytes to "+filepath.Join(outside, "new.txt"))
 }

@@ -26,7 +26,7 @@ func (findTool) definition() Definition {
 	return Definition{
 		Name: "find",
 		Description: "Find files by glob pattern: '*.go' matches file names at any depth, " +
-			"'src/**/*_test.go' matches paths relative to the search directory. Sorted; skips .git, node_modules, vendor and build caches.",
+			"'src/**/*_test.go' matches paths relative to the search directory. Sorted; skips .git, node_modules, vendor, caches and files ignored by .gitignore.",
 		Source: "builtin",
 		Schema: strictSchema(
 			required("pattern", "string", "Glob pattern, e.g. '*_test.go' or 'pkg/**/*.go'"),

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -33,7 +35,7 @@ func (grepTool) definition() Definition {
 	return Definition{
 		Name: "grep",
 		Description: "Search file contents with a regular expression (RE2 syntax; (?i) for case-insensitive). " +
-			"Returns file:line:text. Skips .git, node_modules, vendor, build caches and binary files.",
+			"Returns file:line:text. Skips .git, node_modules, vendor, caches, files ignored by .gitignore and binary files.",
 		Source: "builtin",
 		Schema: strictSchema(
 			required("pattern", "string", "Regular expression to search for"),
@@ -55,7 +57,7 @@ func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
 	if pattern == "" {
 		return errorResult("No pattern provided")
 	}
-	re, err := regexp.Compile(pattern)
+	m, err := compileLineMatcher(pattern)
 	if err != nil {
 		return errorResult("Invalid regular expression: %v", err)
 	}
@@ -69,37 +71,119 @@ func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
 	if _, err := os.Stat(root); err != nil {
 		return errorResult("Path not found: %s", shownRoot)
 	}
-	matches, limitHit, err := grepTree(ctx, re, root, shownRoot, glob, limit)
+	found, err := grepTree(ctx, m, root, shownRoot, glob, limit, env.Progress)
 	if err != nil && !errors.Is(err, errLimitReached) {
 		if ctx.Err() != nil {
 			return errorResult("Search interrupted")
 		}
 		return errorResult("Search failed: %v", err)
 	}
-	if len(matches) == 0 {
-		return Result{Text: "No matches found."}
+	text := "No matches found."
+	if len(found.matches) > 0 {
+		text = strings.Join(found.matches, "\n")
 	}
-	text := strings.Join(matches, "\n")
-	if limitHit {
+	if found.limitHit {
 		text += fmt.Sprintf("\n\n[Match limit %d reached. Use limit=%d for more, or refine the pattern.]", limit, limit*2)
+	}
+	if len(found.tooLarge) > 0 {
+		text += "\n\n" + tooLargeNote(found.tooLarge)
 	}
 	return Result{Text: text}
 }
 
+// tooLargeNote names files grep did not search because of their size.
+func tooLargeNote(paths []string) string {
+	const shown = 10
+	list := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		list += ", …"
+	}
+	noun := "files"
+	if len(paths) == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("[Not searched: %d %s over %s: %s. Use bash to search them.]", len(paths), noun, formatSize(grepFileMax), list)
+}
+
+// lineMatcher matches one line (without its line ending) and, as a fast
+// filter, a whole file: most files have no match, and one regexp scan over
+// the file is much faster than one per line.
+type lineMatcher struct {
+	line *regexp.Regexp
+	// file is the pattern in multi-line mode, so ^ and $ match at line
+	// boundaries; a file it does not match has no matching line. nil when
+	// that does not hold (\A, \z: they would mean the file's ends).
+	file *regexp.Regexp
+	// endAnchor: $ cannot see a line's end before "\r\n", so files with
+	// CR bytes skip the filter.
+	endAnchor bool
+}
+
+func compileLineMatcher(pattern string) (*lineMatcher, error) {
+	line, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &lineMatcher{line: line}
+	multi := "(?m:" + pattern + ")"
+	re, err := syntax.Parse(multi, syntax.Perl)
+	if err != nil {
+		return m, nil
+	}
+	// In multi-line mode ^ and $ are line anchors; what stays a text anchor
+	// (\A, \z, (?-m)^) would mean the file's ends, so no filter then.
+	textAnchor := false
+	walkRegexp(re, func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpBeginText, syntax.OpEndText:
+			textAnchor = true
+		case syntax.OpEndLine:
+			m.endAnchor = true
+		}
+	})
+	if !textAnchor {
+		m.file, _ = regexp.Compile(multi)
+	}
+	return m, nil
+}
+
+func walkRegexp(re *syntax.Regexp, f func(*syntax.Regexp)) {
+	f(re)
+	for _, sub := range re.Sub {
+		walkRegexp(sub, f)
+	}
+}
+
+// mayMatch is the whole-file filter: false means no line can match.
+func (m *lineMatcher) mayMatch(data []byte) bool {
+	if m.file == nil || (m.endAnchor && bytes.IndexByte(data, '\r') >= 0) {
+		return true
+	}
+	return m.file.Match(data)
+}
+
 var errLimitReached = errors.New("limit reached")
 
+// grepFound is what a search found.
+type grepFound struct {
+	matches  []string
+	limitHit bool
+	tooLarge []string // files over grepFileMax, not searched
+}
+
 // grepTree searches files in parallel but reports them in walk order, so the
-// output is deterministic; it stops once limit matches are known.
-func grepTree(ctx context.Context, re *regexp.Regexp, root, shownRoot, glob string, limit int) ([]string, bool, error) {
+// output is deterministic; it stops once limit matches are known. progress,
+// when set, gets each newest match as the last output line.
+func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string, limit int, progress func(Progress)) (grepFound, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	type job struct {
 		path string
-		out  chan []string
+		out  chan fileResult
 	}
 	jobs := make(chan job, 256)
-	ordered := make(chan chan []string, 256)
+	ordered := make(chan chan fileResult, 256)
 	var wg sync.WaitGroup
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	for range workers {
@@ -108,11 +192,11 @@ func grepTree(ctx context.Context, re *regexp.Regexp, root, shownRoot, glob stri
 			defer wg.Done()
 			var buf []byte
 			for j := range jobs {
-				var lines []string
+				var res fileResult
 				if ctx.Err() == nil {
-					lines, buf = grepFile(re, j.path, displayPath(shownRoot, root, j.path), buf, limit)
+					res, buf = grepFile(m, j.path, shownRoot, root, buf, limit)
 				}
-				j.out <- lines
+				j.out <- res
 			}
 		}()
 	}
@@ -124,7 +208,7 @@ func grepTree(ctx context.Context, re *regexp.Regexp, root, shownRoot, glob stri
 			if glob != "" && !globMatches(glob, root, path) {
 				return nil
 			}
-			j := job{path: path, out: make(chan []string, 1)}
+			j := job{path: path, out: make(chan fileResult, 1)}
 			select {
 			case ordered <- j.out:
 			case <-ctx.Done():
@@ -133,35 +217,40 @@ func grepTree(ctx context.Context, re *regexp.Regexp, root, shownRoot, glob stri
 			select {
 			case jobs <- j:
 			case <-ctx.Done():
-				j.out <- nil // the reader is already waiting on this slot
+				j.out <- fileResult{} // the reader is already waiting on this slot
 				return ctx.Err()
 			}
 			return nil
 		})
 	}()
 
-	var matches []string
-	limitHit := false
+	var found grepFound
 	for out := range ordered {
-		lines := <-out
-		if limitHit {
+		res := <-out
+		if found.limitHit {
 			continue
 		}
-		for _, l := range lines {
-			if len(matches) == limit {
-				limitHit = true
+		if res.tooLarge {
+			found.tooLarge = append(found.tooLarge, displayPath(shownRoot, root, res.path))
+		}
+		for _, l := range res.lines {
+			if len(found.matches) == limit {
+				found.limitHit = true
 				cancel()
 				break
 			}
-			matches = append(matches, l)
+			found.matches = append(found.matches, l)
+		}
+		if progress != nil && len(res.lines) > 0 && !found.limitHit {
+			progress(Progress{LastLine: found.matches[len(found.matches)-1]})
 		}
 	}
 	wg.Wait()
 	err := <-walkErr
-	if limitHit {
-		return matches, true, nil
+	if found.limitHit {
+		return found, nil
 	}
-	return matches, false, err
+	return found, err
 }
 
 // globMatches matches a glob without "/" against the base name (like
@@ -179,18 +268,33 @@ func globMatches(glob, root, path string) bool {
 	return ok
 }
 
+// fileResult is what grepFile found in one file.
+type fileResult struct {
+	path     string
+	lines    []string
+	tooLarge bool
+}
+
 // grepFile returns up to limit `file:line:text` matches of one file. It reads
 // the file whole (reusing buf) and first checks for any match, which is the
-// common "no" case and runs at the regexp engine's literal-scan speed.
-func grepFile(re *regexp.Regexp, path, shown string, buf []byte, limit int) ([]string, []byte) {
-	f, err := os.Open(path)
+// common "no" case and runs at the regexp engine's literal-scan speed. Lines
+// are matched without their line ending ("\n" or "\r\n"), so $ works in
+// CRLF files too. Only regular files are read (O_NONBLOCK: a FIFO swapped in
+// since the walk cannot block the open).
+func grepFile(m *lineMatcher, path, shownRoot, root string, buf []byte, limit int) (fileResult, []byte) {
+	res := fileResult{path: path}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, buf
+		return res, buf
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() > grepFileMax {
-		return nil, buf
+	if err != nil || !fi.Mode().IsRegular() {
+		return res, buf
+	}
+	if fi.Size() > grepFileMax {
+		res.tooLarge = true
+		return res, buf
 	}
 	size := int(fi.Size())
 	if cap(buf) < size+1 {
@@ -199,12 +303,12 @@ func grepFile(re *regexp.Regexp, path, shown string, buf []byte, limit int) ([]s
 	buf = buf[:size]
 	n, _ := readFull(f, buf)
 	data := buf[:n]
-	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !re.Match(data) {
-		return nil, buf
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !m.mayMatch(data) {
+		return res, buf
 	}
-	var out []string
+	shown := displayPath(shownRoot, root, path)
 	lineNo := 0
-	for len(data) > 0 && len(out) < limit {
+	for len(data) > 0 && len(res.lines) < limit {
 		lineNo++
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -212,15 +316,16 @@ func grepFile(re *regexp.Regexp, path, shown string, buf []byte, limit int) ([]s
 		} else {
 			data = nil
 		}
-		if re.Match(line) {
-			text := documentText(string(bytes.TrimRight(line, "\r")))
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if m.line.Match(line) {
+			text := documentText(string(line))
 			if utf8Len := len([]rune(text)); utf8Len > grepLineMax {
 				text = string([]rune(text)[:grepLineMax]) + "… [truncated]"
 			}
-			out = append(out, fmt.Sprintf("%s:%d:%s", shown, lineNo, text))
+			res.lines = append(res.lines, fmt.Sprintf("%s:%d:%s", shown, lineNo, text))
 		}
 	}
-	return out, buf
+	return res, buf
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {

@@ -119,7 +119,7 @@ func (l *lister) list(dir, indent string, depth int) error {
 		}
 		name := e.Name()
 		path := filepath.Join(dir, name)
-		line := indent + name
+		line := indent + quoteName(name)
 		symlink := e.Type()&os.ModeSymlink != 0
 		dirEntry := isDir(e)
 		if dirEntry {
@@ -129,7 +129,7 @@ func (l *lister) list(dir, indent string, depth int) error {
 		}
 		if symlink {
 			if target, err := os.Readlink(path); err == nil {
-				line += " -> " + target
+				line += " -> " + quoteName(target)
 			}
 		}
 		l.lines = append(l.lines, line)

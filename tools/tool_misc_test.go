@@ -43,6 +43,8 @@ func TestCalculator(t *testing.T) {
 		"1 2":        `unexpected '2' at position 3`,
 		"":           "empty expression",
 		"10 ^ 400":   "result is too large",
+		"1e400":      "number 1e400 is too large",
+		"2 * 1e400":  "number 1e400 is too large",
 		"sqrt 4":     "sqrt needs parentheses: sqrt(x)",
 		strings.Repeat("(", 4000) + "1" + strings.Repeat(")", 4000): "expression nested too deeply",
 		strings.Repeat("-", 5000) + "1":                             "expression nested too deeply",

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -53,8 +54,12 @@ func (readTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Cannot read %s: %v", shown, err)
 	case fi.IsDir():
 		return errorResult("%s is a directory; use ls to list it", shown)
+	case !fi.Mode().IsRegular():
+		return notRegularResult(shown, fi.Mode(), "read only reads files")
 	}
-	f, err := os.Open(abs)
+	// O_NONBLOCK: should a FIFO have replaced the file since the Stat, the
+	// open returns at once instead of waiting for a writer forever.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return errorResult("Permission denied: %s", shown)
@@ -62,6 +67,11 @@ func (readTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Cannot read %s: %v", shown, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return errorResult("Cannot read %s: %v", shown, err)
+	} else if !fi.Mode().IsRegular() {
+		return notRegularResult(shown, fi.Mode(), "read only reads files")
+	}
 
 	br := bufio.NewReaderSize(f, 32*1024)
 	sniff, _ := br.Peek(8192)
@@ -81,7 +91,7 @@ func (readTool) Run(ctx context.Context, call Call, env Env) Result {
 func readLines(ctx context.Context, br *bufio.Reader, shown, abs string, offset, userLimit int, hasLimit bool, limits Limits) Result {
 	var out strings.Builder
 	lineNo, taken := 0, 0
-	cutByBytes, firstLineTooLong := false, false
+	cutByBytes, cutByLines, firstLineTooLong := false, false, false
 	firstLineSize := 0
 	full := false // stopped taking lines; only counting now
 	for {
@@ -113,8 +123,10 @@ func readLines(ctx context.Context, br *bufio.Reader, shown, abs string, offset,
 		lineNo++
 		if !full && lineNo >= offset {
 			switch {
-			case hasLimit && taken >= userLimit, taken >= limits.MaxLines:
+			case hasLimit && taken >= userLimit:
 				full = true
+			case taken >= limits.MaxLines:
+				full, cutByLines = true, true
 			case out.Len()+len(line) > limits.MaxBytes:
 				full, cutByBytes = true, true
 				if taken == 0 {
@@ -139,21 +151,53 @@ func readLines(ctx context.Context, br *bufio.Reader, shown, abs string, offset,
 	if offset > total {
 		return errorResult("Offset %d is beyond end of file (%d lines total)", offset, total)
 	}
+	// The notes are Flemma's and pi's, sizes written their way (50.0KB).
 	if firstLineTooLong {
-		return errorResult("[Line %d is %s, exceeds the %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
-			offset, formatSize(int64(firstLineSize)), formatSize(int64(limits.MaxBytes)), offset, shellQuote(shown), limits.MaxBytes)
+		return errorResult("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
+			offset, compactSize(int64(firstLineSize)), compactSize(int64(limits.MaxBytes)), offset, shellQuote(shown), limits.MaxBytes)
 	}
 	text := documentText(strings.TrimSuffix(out.String(), "\n"))
 	end := offset + taken - 1
-	if end < total {
+	switch {
+	case end >= total:
+		return Result{Text: text}
+	case cutByBytes, cutByLines:
 		note := fmt.Sprintf("[Showing lines %d-%d of %d. Use offset=%d to continue.]", offset, end, total, end+1)
 		if cutByBytes {
-			note = fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). Use offset=%d to continue.]", offset, end, total, formatSize(int64(limits.MaxBytes)), end+1)
+			note = fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). Use offset=%d to continue.]", offset, end, total, compactSize(int64(limits.MaxBytes)), end+1)
 		}
 		// The file itself is the full output.
 		return Result{Text: text + "\n\n" + note, Truncated: true, FullOutputPath: abs}
+	default: // the caller's limit
+		return Result{Text: text + fmt.Sprintf("\n\n[%d more lines in file. Use offset=%d to continue.]", total-end, end+1)}
 	}
-	return Result{Text: text}
+}
+
+// compactSize is pi's and Flemma's size format in read notes: 512B, 50.0KB, 1.5MB.
+func compactSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1024*1024))
+	}
+}
+
+// notRegularResult refuses FIFOs, devices and sockets: reading one could
+// block forever or never end.
+func notRegularResult(shown string, mode fs.FileMode, what string) Result {
+	kind := "special file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case mode&fs.ModeDevice != 0:
+		kind = "device"
+	case mode&fs.ModeSocket != 0:
+		kind = "socket"
+	}
+	return errorResult("%s is not a regular file (%s); %s", shown, kind, what)
 }
 
 // looksBinary: a NUL byte or invalid UTF-8 in the first block, as git and grep decide.

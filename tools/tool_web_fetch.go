@@ -69,6 +69,11 @@ func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	req.Header.Set("User-Agent", "chatls-web_fetch/1 (+https://github.com/chatls/chatls)")
 	req.Header.Set("Accept", "text/html, text/plain, application/json, */*;q=0.5")
+	report := func(string) {}
+	if env.Progress != nil {
+		report = func(line string) { env.Progress(Progress{LastLine: line}) }
+	}
+	report("GET " + u.String())
 	resp, err := t.client.Do(req)
 	if err != nil {
 		return errorResult("Fetching %s failed: %v", u, unwrapURLError(err))
@@ -82,7 +87,9 @@ func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
 	if err != nil {
 		body = io.LimitReader(resp.Body, rawLimit+1)
 	}
-	data, err := io.ReadAll(body)
+	data, err := io.ReadAll(&progressReader{r: body, report: func(n int64) {
+		report(fmt.Sprintf("%s from %s", formatSize(n), resp.Request.URL.Host))
+	}})
 	if err != nil && len(data) == 0 {
 		return errorResult("Reading %s failed: %v", u, err)
 	}
@@ -110,6 +117,22 @@ func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
 		return Result{Text: fmt.Sprintf("HTTP %s\n\n%s%s%s", resp.Status, header, text, cut), IsError: true}
 	}
 	return Result{Text: header + strings.TrimSpace(text) + cut}
+}
+
+// progressReader reports the bytes read so far (for Progress.LastLine).
+type progressReader struct {
+	r      io.Reader
+	n      int64
+	report func(int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if n > 0 {
+		p.report(p.n)
+	}
+	return n, err
 }
 
 func looksLikeHTML(data []byte) bool {

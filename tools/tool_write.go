@@ -42,6 +42,8 @@ func (writeTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
 		return errorResult("%s is a directory", shown)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return notRegularResult(shown, fi.Mode(), "write only writes files")
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return errorResult("Cannot create the directory of %s: %v", shown, err)

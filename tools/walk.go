@@ -4,21 +4,28 @@ import (
 	"context"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
-// skippedDirs are never descended into by grep, find and ls: version control,
-// dependency and build caches (Flemma's default excludes plus the usual kin).
+// skippedDirs are never descended into by grep, find and ls: version-control
+// metadata and directories that hold other people's code or caches, never
+// the project's own source. Build outputs (build, dist, target, …) are not
+// here: `go/build` and `cmd/dist` are real source; inside a git work tree a
+// .gitignore excludes them where they are outputs.
 var skippedDirs = map[string]bool{
 	".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true,
-	"node_modules": true, "vendor": true, "__pycache__": true, ".venv": true, "venv": true,
+	"node_modules": true, "vendor": true, "__pycache__": true, ".venv": true,
 	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
-	"target": true, "dist": true, "build": true, ".next": true, ".gradle": true, ".idea": true,
 }
 
 // walkFiles calls visit for every regular file under root (or root itself
-// when it is a file) in lexical order, skipping skippedDirs below root.
+// when it is a file) in lexical order, skipping skippedDirs and what the
+// .gitignore files of root's git work tree exclude, below root.
 // Unreadable directories are skipped silently, as grep -s does.
 func walkFiles(ctx context.Context, root string, visit func(path string, d fs.DirEntry) error) error {
+	ig := newIgnorer(root)
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
@@ -32,13 +39,18 @@ func walkFiles(ctx context.Context, root string, visit func(path string, d fs.Di
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if d.IsDir() {
-			if path != root && skippedDirs[d.Name()] {
+		if path == root {
+			if d.IsDir() {
+				return nil
+			}
+		} else if d.IsDir() {
+			if skippedDirs[d.Name()] || ig.ignored(path, true) {
 				return fs.SkipDir
 			}
+			ig.enter(path)
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || (path != root && ig.ignored(path, false)) {
 			return nil
 		}
 		return visit(path, d)
@@ -46,17 +58,30 @@ func walkFiles(ctx context.Context, root string, visit func(path string, d fs.Di
 }
 
 // displayPath joins the path the model gave with a path below it, so output
-// reads like `grep -rn PATTERN src`: src/a.go, or a.go for ".".
+// reads like `grep -rn PATTERN src`: src/a.go, or a.go for ".". See quoteName.
 func displayPath(shownRoot, root, path string) string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
-		return path
+		return quoteName(path)
 	}
 	if rel == "." {
-		return shownRoot
+		return quoteName(shownRoot)
 	}
 	if shownRoot == "" || shownRoot == "." {
-		return filepath.ToSlash(rel)
+		return quoteName(filepath.ToSlash(rel))
 	}
-	return filepath.ToSlash(filepath.Join(shownRoot, rel))
+	return quoteName(filepath.ToSlash(filepath.Join(shownRoot, rel)))
+}
+
+// quoteName shows a file name on one line: a name holding a control
+// character (newline, tab, escape…), invalid UTF-8 or a leading double quote
+// is written as a double-quoted string with Go/JSON-style escapes
+// ("a\nb.txt"), which is also how a tool input must spell it. Other names are
+// shown as they are.
+func quoteName(name string) string {
+	if !utf8.ValidString(name) || strings.HasPrefix(name, `"`) ||
+		strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
 }
