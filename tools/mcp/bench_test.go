@@ -64,10 +64,11 @@ func BenchmarkMCPDirectCallToolInMemory(b *testing.B) {
 	benchDirect(b, inMemoryTransport(b, newTestServer()), "greet", map[string]any{"name": "bench"})
 }
 
-func buildStdioServer(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "stdioserver")
+func buildStdioServer(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "stdioserver")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/stdioserver").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
 }

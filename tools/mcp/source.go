@@ -5,19 +5,30 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/plugin"
+	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
 
-// reloadTimeout bounds a tools/list after a list_changed notification.
+// reloadTimeout bounds a tools/list after a list_changed notification, and
+// each background retry of a failed first load.
 const reloadTimeout = 30 * time.Second
+
+// Retries of a failed first load: the plugins' restart backoff.
+const (
+	retryMin = 200 * time.Millisecond
+	retryMax = 30 * time.Second
+)
 
 // Source is one configured MCP server. It implements tools.Source.
 type Source struct {
@@ -30,17 +41,26 @@ type Source struct {
 	// in in-memory transports.
 	newTransport func() (sdk.Transport, error)
 
-	connectMu sync.Mutex // one connection attempt at a time
-	reloadMu  sync.Mutex // one tools/list refresh at a time
+	connectMu sync.Mutex     // one connection attempt at a time
+	cleanups  sync.WaitGroup // abandoned connection attempts being cleaned up
+	reloadMu  sync.Mutex     // one tools/list refresh at a time
 
-	mu        sync.Mutex
-	sess      *sdk.ClientSession
-	connected bool // a session existed before: the next one is a reconnect
-	tools     []tools.Tool
-	toolsGen  int  // bumped by every reload
-	loading   bool // a Load is listing tools: it, not onChange, reports reloads
-	onChange  func([]tools.Tool)
-	closed    bool
+	retryMin, retryMax time.Duration
+
+	mu       sync.Mutex
+	sess     *sdk.ClientSession
+	group    *groupGuard // the stdio server process of sess, if any
+	retrying bool        // a failed first load is being retried
+	loaded   bool        // a Load succeeded once
+	// closedCtx is cancelled by Close: it aborts a connection attempt in flight.
+	closedCtx   context.Context
+	cancelClose context.CancelFunc
+	connected   bool // a session existed before: the next one is a reconnect
+	tools       []tools.Tool
+	toolsGen    int  // bumped by every reload
+	loading     bool // a Load is listing tools: it, not onChange, reports reloads
+	onChange    func([]tools.Tool)
+	closed      bool
 }
 
 var _ tools.Source = (*Source)(nil)
@@ -51,7 +71,9 @@ func NewSource(name string, cfg config.MCPServer, logger *zap.Logger) *Source {
 		logger = zap.NewNop()
 	}
 	logger = logger.With(zap.String("mcp", name))
-	s := &Source{name: name, cfg: cfg, logger: logger, stderr: stderrlog.New(logger)}
+	s := &Source{name: name, cfg: cfg, logger: logger, stderr: stderrlog.New(logger),
+		retryMin: retryMin, retryMax: retryMax}
+	s.closedCtx, s.cancelClose = context.WithCancel(context.Background())
 	s.newTransport = func() (sdk.Transport, error) { return newTransport(name, cfg, s.stderr) }
 	s.client = sdk.NewClient(&sdk.Implementation{Name: "chatls"}, &sdk.ClientOptions{
 		// chatls offers no roots, sampling or elicitation.
@@ -79,8 +101,32 @@ func (s *Source) OnToolsChanged(fn func([]tools.Tool)) {
 }
 
 // Load connects (once) and lists the server's tools. The connection
-// outlives ctx.
+// outlives ctx. If the first load fails, chatls keeps retrying in the
+// background with backoff, and the tools reach the registry through
+// OnToolsChanged once a retry succeeds.
 func (s *Source) Load(ctx context.Context) ([]tools.Tool, error) {
+	list, err := s.load(ctx)
+	if err == nil {
+		return list, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, s.closedError()
+	}
+	var cfgErr configError
+	if !s.loaded && !errors.As(err, &cfgErr) {
+		if !s.retrying {
+			s.retrying = true
+			go s.retryLoad()
+		}
+		err = fmt.Errorf("%w"+plugin.RetryNote, err)
+	}
+	return nil, err
+}
+
+func (s *Source) load(ctx context.Context) ([]tools.Tool, error) {
+	_, shown := plugin.LoadLimit(ctx, reloadTimeout)
 	s.mu.Lock()
 	s.loading = true
 	gen := s.toolsGen
@@ -92,14 +138,24 @@ func (s *Source) Load(ctx context.Context) ([]tools.Tool, error) {
 	}()
 	sess, err := s.session(ctx)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, s.withStderr(fmt.Sprintf("MCP server %s did not answer initialize within %s", s.name, shown))
+		}
 		return nil, err
 	}
 	list, err := s.listTools(ctx, sess)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("MCP server %s did not list its tools within %s", s.name, shown)
+		}
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, s.closedError()
+	}
+	s.loaded = true
 	if s.toolsGen != gen {
 		// A list_changed reload finished meanwhile; its list is newer, and
 		// returning it keeps the registry from taking our stale one last.
@@ -109,17 +165,96 @@ func (s *Source) Load(ctx context.Context) ([]tools.Tool, error) {
 	return list, nil
 }
 
-// Close ends the session; a stdio server gets its stdin closed, then SIGTERM.
+// retryLoad retries a failed first load with backoff until it succeeds
+// (then the tools go to OnToolsChanged) or Close.
+func (s *Source) retryLoad() {
+	delay := s.retryMin
+	for {
+		select {
+		case <-time.After(delay):
+		case <-s.closedCtx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
+		list, err := s.load(ctx)
+		cancel()
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		// Logged under s.mu: once Close has returned, nothing logs.
+		if err != nil {
+			s.logger.Warn("loading the MCP server failed again", zap.Error(err))
+			s.mu.Unlock()
+			delay = min(2*delay, s.retryMax)
+			continue
+		}
+		s.retrying = false
+		onChange := s.onChange
+		s.logger.Info("MCP server loaded after retrying", zap.Int("tools", len(list)))
+		s.mu.Unlock()
+		if onChange != nil {
+			onChange(list)
+		}
+		return
+	}
+}
+
+func (s *Source) withStderr(msg string) error {
+	if last := s.stderr.LastLine(); last != "" {
+		msg += fmt.Sprintf(" (last stderr line: %q)", last)
+	}
+	return errors.New(msg)
+}
+
+// Close ends the session; a stdio server gets its stdin closed, then
+// SIGTERM, then SIGKILL, and whatever it spawned is killed with its group.
 func (s *Source) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	sess := s.sess
-	s.sess = nil
+	s.cancelClose()
+	sess, group := s.sess, s.group
+	s.sess, s.group = nil, nil
 	s.mu.Unlock()
+	var err error
 	if sess != nil {
-		return sess.Close()
+		err = sess.Close()
 	}
-	return nil
+	group.stop()
+	s.cleanups.Wait()
+	return err
+}
+
+// groupGuard kills a stdio server's process group once the server process
+// has exited, however that happens, so nothing it spawned outlives it.
+type groupGuard struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func guardGroup(t sdk.Transport) *groupGuard {
+	ct, ok := t.(*sdk.CommandTransport)
+	if !ok || ct.Command.Process == nil {
+		return nil
+	}
+	g := &groupGuard{cmd: ct.Command, done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		if procgroup.WaitLeader(g.cmd) {
+			procgroup.Kill(g.cmd)
+		}
+	}()
+	return g
+}
+
+// stop kills the group now and waits for the guard (nil-safe).
+func (g *groupGuard) stop() {
+	if g == nil {
+		return
+	}
+	procgroup.Kill(g.cmd)
+	<-g.done
 }
 
 // session returns the live session, connecting (again) if there is none.
@@ -136,22 +271,50 @@ func (s *Source) session(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := s.client.Connect(ctx, transport, nil)
+	// Close must not wait for a server that never answers initialize.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.closedCtx, cancel)()
+	type connected struct {
+		sess *sdk.ClientSession
+		err  error
+	}
+	done := make(chan connected, 1)
+	go func() {
+		sess, err := s.client.Connect(ctx, transport, nil)
+		done <- connected{sess, err}
+	}()
+	var r connected
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		// The answer is due now: the SDK's cleanup of a server that never
+		// answered (close stdin, wait, SIGTERM) finishes in the background,
+		// and Close waits for it.
+		s.cleanups.Go(func() {
+			r := <-done
+			if r.sess != nil {
+				r.sess.Close()
+			}
+			guardGroup(transport).stop()
+		})
+		return nil, ctx.Err()
+	}
+	sess, err := r.sess, r.err
+	group := guardGroup(transport)
 	if err != nil {
-		msg := fmt.Sprintf("cannot connect to MCP server %s: %v", s.name, err)
-		if last := s.stderr.LastLine(); last != "" {
-			msg += fmt.Sprintf(" (last stderr line: %q)", last)
-		}
-		return nil, fmt.Errorf("%s", msg)
+		group.stop()
+		return nil, s.withStderr(fmt.Sprintf("cannot connect to MCP server %s: %v", s.name, err))
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		sess.Close()
+		group.stop()
 		return nil, s.closedError()
 	}
 	reconnect := s.connected
-	s.sess, s.connected = sess, true
+	s.sess, s.group, s.connected = sess, group, true
 	s.mu.Unlock()
 	go s.watch(sess)
 	if reconnect {
@@ -180,7 +343,7 @@ func (s *Source) watch(sess *sdk.ClientSession) {
 	err := sess.Wait()
 	s.mu.Lock()
 	if s.sess == sess {
-		s.sess = nil
+		s.sess, s.group = nil, nil
 	}
 	closed := s.closed
 	s.mu.Unlock()

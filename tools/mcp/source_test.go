@@ -202,6 +202,7 @@ func TestStreamableHTTPWithHeaders(t *testing.T) {
 	}
 
 	bad := NewSource("remote", config.MCPServer{URL: httpServer.URL}, zaptest.NewLogger(t))
+	t.Cleanup(func() { bad.Close() }) // it retries in the background
 	if _, err := bad.Load(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot connect to MCP server remote") {
 		t.Errorf("without the header: err = %v", err)
 	}
@@ -251,7 +252,9 @@ func TestConfigErrors(t *testing.T) {
 		{config.MCPServer{Command: "/nonexistent/mcp-server"}, "cannot connect to MCP server x"},
 	}
 	for _, tt := range tests {
-		_, err := NewSource("x", tt.cfg, zaptest.NewLogger(t)).Load(context.Background())
+		s := NewSource("x", tt.cfg, zaptest.NewLogger(t))
+		_, err := s.Load(context.Background())
+		s.Close() // a failed load retries in the background
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want %q", tt.cfg, err, tt.want)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,7 +21,7 @@ import (
 func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (sdk.Transport, error) {
 	switch {
 	case cfg.Command != "" && cfg.URL != "":
-		return nil, fmt.Errorf("MCP server %s: set either command or url, not both", name)
+		return nil, configError(fmt.Sprintf("MCP server %s: set either command or url, not both", name))
 	case cfg.Command != "":
 		cmd := exec.Command(os.ExpandEnv(cfg.Command), expandAll(cfg.Args)...)
 		cmd.Env = os.Environ()
@@ -30,6 +31,8 @@ func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (
 		cmd.Stderr = stderr
 		// A grandchild holding stderr open must not hang shutdown.
 		cmd.WaitDelay = 2 * time.Second
+		// Its own process group, killed when chatls dies or the server exits.
+		procgroup.Prepare(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case cfg.URL != "":
 		headers := make(http.Header, len(cfg.Headers))
@@ -41,9 +44,14 @@ func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (
 			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, base: http.DefaultTransport}},
 		}, nil
 	default:
-		return nil, fmt.Errorf("MCP server %s: set command (stdio) or url (streamable HTTP)", name)
+		return nil, configError(fmt.Sprintf("MCP server %s: set command (stdio) or url (streamable HTTP)", name))
 	}
 }
+
+// configError is a mistake in the server's entry: retrying cannot help.
+type configError string
+
+func (e configError) Error() string { return string(e) }
 
 func expandAll(args []string) []string {
 	out := make([]string, len(args))

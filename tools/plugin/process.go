@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	"go.uber.org/zap"
 )
@@ -18,6 +19,11 @@ import (
 // writeTimeout bounds one write to the plugin's stdin: a plugin that stops
 // reading is wedged and gets killed rather than blocking callers forever.
 const writeTimeout = 10 * time.Second
+
+// drainGrace is how long stdout may stay open after the plugin's group is
+// gone (a daemon that escaped with setsid still holding it) before chatls
+// stops reading.
+const drainGrace = 2 * time.Second
 
 // process is one running instance of a plugin executable. It owns the
 // stdout reader and routes replies to waiting callers by call_id.
@@ -54,8 +60,8 @@ func startProcess(name, path string, args []string, env []string, maxLine int, l
 	stderr := stderrlog.New(logger)
 	cmd.Stderr = stderr
 	// A grandchild holding stderr open must not hang Wait.
-	cmd.WaitDelay = 2 * time.Second
-	setProcessGroup(cmd)
+	cmd.WaitDelay = drainGrace
+	procgroup.Prepare(cmd)
 
 	// Our own pipe for stdin so that writes can have a deadline.
 	stdinR, stdinW, err := os.Pipe()
@@ -87,7 +93,9 @@ func startProcess(name, path string, args []string, env []string, maxLine int, l
 		done:    make(chan struct{}),
 		onExit:  onExit,
 	}
-	go p.readLoop(stdout)
+	readDone := make(chan struct{})
+	go p.readLoop(stdout, readDone)
+	go p.reap(readDone)
 	return p, nil
 }
 
@@ -138,30 +146,46 @@ func (p *process) isPending(id string) bool {
 	return ok
 }
 
-// readLoop owns stdout and, once it ends, the Wait on the process.
-func (p *process) readLoop(stdout io.Reader) {
+// readLoop owns stdout until EOF or a protocol violation.
+func (p *process) readLoop(stdout io.Reader, done chan<- struct{}) {
+	defer close(done)
 	r := bufio.NewReaderSize(stdout, 64<<10)
-	var readErr error
 	for {
 		line, err := readLine(r, p.maxLine)
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				p.kill(err)
 			}
-			break
+			return
 		}
 		if len(line) == 0 {
 			continue
 		}
 		if err := p.dispatch(line); err != nil {
-			readErr = err
-			break
+			p.kill(err)
+			return
 		}
 	}
-	if readErr != nil {
-		p.kill(readErr)
+}
+
+// reap ends the process's life: once the plugin itself has exited, whatever
+// it left running in its group is killed (a clean exit on EOF included), the
+// rest of stdout is read, and waiting callers are told.
+func (p *process) reap(readDone <-chan struct{}) {
+	var waitErr error
+	if procgroup.WaitLeader(p.cmd) {
+		procgroup.Kill(p.cmd)
+		select {
+		case <-readDone:
+		case <-time.After(drainGrace):
+		}
+		waitErr = p.cmd.Wait() // closes stdout, ending a read held open by an escaped daemon
+		<-readDone
+	} else {
+		<-readDone
+		waitErr = p.cmd.Wait()
+		procgroup.Kill(p.cmd)
 	}
-	waitErr := p.cmd.Wait()
 	p.stderr.Flush()
 	p.finish(waitErr)
 }
@@ -207,7 +231,7 @@ func (p *process) kill(reason error) {
 		p.killing = reason
 	}
 	p.mu.Unlock()
-	killProcessGroup(p.cmd)
+	procgroup.Kill(p.cmd)
 }
 
 // finish records why the process ended and fails every pending call.
@@ -245,7 +269,8 @@ func (p *process) err() error {
 	return p.deathErr
 }
 
-// stop closes stdin so a well-behaved plugin exits, then kills it after grace.
+// stop closes stdin so a well-behaved plugin exits, else kills its group
+// after grace; it returns once the plugin is reaped and its group killed.
 func (p *process) stop(grace time.Duration) {
 	p.mu.Lock()
 	if p.killing == nil {
@@ -257,7 +282,7 @@ func (p *process) stop(grace time.Duration) {
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		killProcessGroup(p.cmd)
+		procgroup.Kill(p.cmd)
 		<-p.done
 	}
 }

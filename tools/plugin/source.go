@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,7 @@ type Source struct {
 	started      time.Time // when the live process was adopted
 	crashes      int       // consecutive quick deaths or failed launches, for backoff
 	launchFailed bool
+	loaded       bool // a launch succeeded once: the tools are known
 	lastErr      error
 	specs        []toolSpec
 	tools        []tools.Tool
@@ -84,38 +86,67 @@ func (s *Source) OnToolsChanged(fn func([]tools.Tool)) {
 }
 
 // Load starts the plugin (once) and returns its tools. The process outlives
-// ctx; ctx only bounds the init handshake.
+// ctx; ctx only bounds the init handshake. If the first launch fails, chatls
+// keeps retrying in the background with the restart backoff, and the tools
+// reach the registry through OnToolsChanged once a launch succeeds.
 func (s *Source) Load(ctx context.Context) ([]tools.Tool, error) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	s.mu.Lock()
-	if s.closed {
+	switch {
+	case s.closed:
 		s.mu.Unlock()
-		return nil, fmt.Errorf("plugin %s: source is closed", s.cfg.Name)
-	}
-	if s.proc != nil || s.restartDone != nil {
+		return nil, s.closedError()
+	case s.loaded:
 		list := s.tools
 		s.mu.Unlock()
 		return list, nil
+	case s.restartDone != nil:
+		err := s.lastErr
+		s.mu.Unlock()
+		return nil, retrying(err)
 	}
 	s.mu.Unlock()
+	if s.cfg.Path == "" {
+		return nil, fmt.Errorf("plugin %s: no path configured", s.cfg.Name) // retrying cannot help
+	}
 
 	proc, specs, err := s.launch(ctx)
-	if err != nil {
-		return nil, err
-	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		proc.stop(0)
-		return nil, fmt.Errorf("plugin %s: source is closed", s.cfg.Name)
+		if proc != nil {
+			proc.stop(0) // not under s.mu: its exit handler takes it
+		}
+		return nil, s.closedError()
 	}
+	defer s.mu.Unlock()
+	if err != nil {
+		s.crashes++
+		s.launchFailed = true
+		s.lastErr = err
+		go s.relaunch(s.newRestartLocked())
+		return nil, retrying(err)
+	}
+	s.loaded = true
 	s.specs = specs
 	s.tools = s.buildTools(specs)
-	list := s.tools
 	s.adopt(proc)
-	s.mu.Unlock()
-	return list, nil
+	return s.tools, nil
+}
+
+// RetryNote ends the error of a failed first load that the source retries
+// by itself (plugins and MCP servers alike). One-shot commands, which stop
+// the sources right away, drop it.
+const RetryNote = "; chatls retries in the background"
+
+// retrying marks a failed first load that the source retries by itself.
+func retrying(err error) error {
+	return fmt.Errorf("%w"+RetryNote, err)
+}
+
+func (s *Source) closedError() error {
+	return fmt.Errorf("plugin %s is stopped (chatls is shutting down or the config changed)", s.cfg.Name)
 }
 
 // Close stops the plugin and any restart.
@@ -141,6 +172,11 @@ func (s *Source) launch(ctx context.Context) (*process, []toolSpec, error) {
 	if s.cfg.Path == "" {
 		return nil, nil, fmt.Errorf("plugin %s: no path configured", s.cfg.Name)
 	}
+	// The registry's load timeout (tools.defaultTimeout) may be shorter than
+	// the init timeout: then it is the limit, so the user still learns why.
+	// Measured before the exec, which may take a while on a busy machine.
+	limit, shown := loadLimit(ctx, s.initTimeout)
+	start := time.Now()
 	proc, err := startProcess(s.cfg.Name, expandHome(s.cfg.Path), s.cfg.Args, s.environ(), s.maxLine, s.logger, s.handleExit)
 	if err != nil {
 		return nil, nil, err
@@ -153,8 +189,13 @@ func (s *Source) launch(ctx context.Context) (*process, []toolSpec, error) {
 		<-proc.done
 		return fail(fmt.Errorf("plugin %s exited before init: %v", s.cfg.Name, proc.err()))
 	}
-	timer := time.NewTimer(s.initTimeout)
+	timer := time.NewTimer(limit - time.Since(start))
 	defer timer.Stop()
+	noInit := func() (*process, []toolSpec, error) {
+		// In the background: the answer is due now, not after the reaping.
+		go proc.stop(0)
+		return nil, nil, fmt.Errorf("plugin %s did not answer init within %s; check that it reads {\"type\":\"init\"} lines on stdin and answers on stdout", s.cfg.Name, shown)
+	}
 	select {
 	case msg := <-proc.initCh:
 		if err := validateTools(msg.Tools); err != nil {
@@ -164,9 +205,14 @@ func (s *Source) launch(ctx context.Context) (*process, []toolSpec, error) {
 	case <-proc.done:
 		return nil, nil, fmt.Errorf("plugin %s exited during init: %v", s.cfg.Name, proc.err())
 	case <-timer.C:
-		return fail(fmt.Errorf("plugin %s did not answer init within %s; check that it reads {\"type\":\"init\"} lines on stdin", s.cfg.Name, s.initTimeout))
+		return noInit()
 	case <-ctx.Done():
-		return fail(fmt.Errorf("plugin %s: init interrupted: %w", s.cfg.Name, ctx.Err()))
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return noInit()
+		}
+		return fail(fmt.Errorf("plugin %s: loading was cancelled", s.cfg.Name))
+	case <-s.closing:
+		return fail(s.closedError())
 	}
 }
 
@@ -240,25 +286,27 @@ func (s *Source) relaunch(done chan struct{}) {
 			s.launchFailed = true
 			s.lastErr = err
 			next := s.newRestartLocked()
+			// Logged under s.mu: once Close has returned, nothing logs.
+			s.logger.Warn("plugin restart failed", zap.Error(err))
 			s.mu.Unlock()
 			close(done)
-			s.logger.Warn("plugin restart failed", zap.Error(err))
 			done = next
 			continue
 		}
 		s.launchFailed = false
 		s.restartDone = nil
 		var changed []tools.Tool
-		if !slices.EqualFunc(specs, s.specs, sameSpec) {
+		if !s.loaded || !slices.EqualFunc(specs, s.specs, sameSpec) {
 			s.specs = specs
 			s.tools = s.buildTools(specs)
-			changed = s.tools
+			changed = s.tools // on a first success even an empty list: it clears the load error
 		}
+		s.loaded = true
 		onChange := s.onChange
 		s.adopt(proc)
+		s.logger.Info("plugin restarted")
 		s.mu.Unlock()
 		close(done)
-		s.logger.Info("plugin restarted")
 		if changed != nil && onChange != nil {
 			onChange(changed)
 		}
@@ -291,7 +339,7 @@ func (s *Source) acquire(ctx context.Context) (*process, error) {
 		switch {
 		case s.closed:
 			s.mu.Unlock()
-			return nil, fmt.Errorf("plugin %s is stopped (chatls is shutting down or the config changed)", s.cfg.Name)
+			return nil, s.closedError()
 		case s.proc != nil:
 			p := s.proc
 			s.mu.Unlock()

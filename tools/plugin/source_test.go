@@ -198,6 +198,7 @@ func TestBadInit(t *testing.T) {
 
 func TestMissingExecutable(t *testing.T) {
 	s := NewSource(config.Plugin{Name: "gone", Path: "/nonexistent/plugin"}, zaptest.NewLogger(t))
+	t.Cleanup(func() { s.Close() })
 	_, err := s.Load(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "cannot start plugin gone (/nonexistent/plugin)") {
 		t.Fatalf("err = %v", err)
@@ -297,4 +298,49 @@ func countLines(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return strings.Count(string(data), "\n")
+}
+
+// A plugin whose first launch fails is retried with the restart backoff;
+// its tools reach the registry through OnToolsChanged.
+func TestFirstLoadFailureIsRetried(t *testing.T) {
+	modeFile := filepath.Join(t.TempDir(), "mode")
+	if err := os.WriteFile(modeFile, []byte("exit-on-init"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSource(t, "ok", map[string]string{"TESTPLUGIN_MODE_FILE": modeFile})
+	changed := make(chan []tools.Tool, 1)
+	s.OnToolsChanged(func(list []tools.Tool) { changed <- list })
+	_, err := s.Load(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "exited during init") || !strings.HasSuffix(err.Error(), "; chatls retries in the background") {
+		t.Fatalf("first Load: %v", err)
+	}
+	// Asked again while retrying, it still reports the failure.
+	if _, err := s.Load(context.Background()); err == nil {
+		t.Error("second Load during the retries returned no error")
+	}
+	if err := os.WriteFile(modeFile, []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case list := <-changed:
+		if len(list) != 6 || list[0].Definition().Name != "echo" {
+			t.Errorf("tools after the retry: %d", len(list))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no retry succeeded")
+	}
+	wantResult(t, run(t, load(t, s)["echo"], map[string]any{"text": "late but here"}), false, "late but here")
+}
+
+// A missing path cannot fix itself: no retries.
+func TestNoPathIsNotRetried(t *testing.T) {
+	s := NewSource(config.Plugin{Name: "nopath"}, zaptest.NewLogger(t))
+	t.Cleanup(func() { s.Close() })
+	_, err := s.Load(context.Background())
+	if err == nil || err.Error() != "plugin nopath: no path configured" {
+		t.Fatalf("err = %v", err)
+	}
+	if s.restartDone != nil {
+		t.Error("a retry is scheduled for a plugin without a path")
+	}
 }
