@@ -85,6 +85,9 @@ func start(t testing.TB, o sessionOptions) *session {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = c.Shutdown(sctx)
+		if strings.Contains(c.Stderr(), "WARNING: DATA RACE") {
+			t.Error("the server reported a data race (CHATLS_E2E_RACE)")
+		}
 		if t.Failed() {
 			t.Logf("server stderr (tail):\n%s", c.Stderr())
 		}

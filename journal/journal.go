@@ -1,13 +1,19 @@
 // Package journal records tool executions on disk so that a tool runs at most
 // once per ID, even across a crash and restart (SPEC §2). A start is written
-// and synced before the tool's process begins; a tool found started but not
-// finished by an earlier process is never run again.
+// and synced before the tool's process begins; a finish, with the result that
+// was produced, is written and synced before the result goes into the
+// document. A tool found started by an earlier process, finished or not, is
+// never run again: an unfinished one gets StoppedText, a finished one its
+// recorded result.
 package journal
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,12 +27,60 @@ const StoppedText = "chatls stopped while this tool was running; it was not run 
 // FileName is the journal's file inside the state directory.
 const FileName = "executions.jsonl"
 
+// maxRecordedBytes bounds the result text kept per finish. Tool results are
+// already cut to 50 KB by the output limits; this only guards the journal.
+const maxRecordedBytes = 1 << 20
+
+// maxLineBytes bounds one journal line when reading (a result JSON-escaped).
+const maxLineBytes = 8 << 20
+
+// Kinds of finish entries.
+const (
+	// KindOutput is a result the tool produced.
+	KindOutput = "output"
+	// KindResolution is a text chatls wrote instead of running the tool
+	// (e.g. StoppedText for an interrupted run).
+	KindResolution = "resolution"
+)
+
+// ErrStarted is Start's error for a tool that must not run: it was started
+// or finished before, by this process or an earlier one.
+var ErrStarted = errors.New("the tool was already started")
+
 type entry struct {
 	Event    string    `json:"event"` // "start" | "finish"
 	Document string    `json:"document"`
 	ToolID   string    `json:"tool_id"`
 	PID      int       `json:"pid"`
 	Time     time.Time `json:"time"`
+	// Finish entries record what was written as the result.
+	Kind    string  `json:"kind,omitempty"`
+	Result  *string `json:"result,omitempty"`
+	IsError bool    `json:"is_error,omitempty"`
+}
+
+// State is what the journal knows about a tool ID.
+type State int
+
+const (
+	// Unknown: never started; it may run.
+	Unknown State = iota
+	// Running: started by this process and not finished.
+	Running
+	// Interrupted: started by an earlier process that never finished it.
+	Interrupted
+	// Finished: a result was produced (by this or an earlier process).
+	Finished
+)
+
+// Record is the result recorded when a tool finished.
+type Record struct {
+	Text    string
+	IsError bool
+	Kind    string // KindOutput or KindResolution
+	Time    time.Time
+	// Known is false for finishes written without their result (older journals).
+	Known bool
 }
 
 // Journal is an append-only, fsynced log of starts and finishes.
@@ -36,21 +90,24 @@ type Journal struct {
 	path string
 	// interrupted holds document+ID keys started by an earlier process and never finished.
 	interrupted map[string]bool
-	// started holds keys started by this process.
+	// started holds keys started by this process and not finished.
 	started map[string]bool
+	// finished maps keys to the offset of their last finish line.
+	finished map[string]int64
 }
 
 func key(document, id string) string { return document + "\x00" + id }
 
 // Open reads the journal in dir (creating it) and remembers which tools an
-// earlier process left unfinished.
+// earlier process finished or left unfinished.
 func Open(dir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the state directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	j := &Journal{path: path, interrupted: map[string]bool{}, started: map[string]bool{}}
-	if err := j.load(); err != nil {
+	j := &Journal{path: path, interrupted: map[string]bool{}, started: map[string]bool{}, finished: map[string]int64{}}
+	torn, err := j.load()
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -58,102 +115,175 @@ func Open(dir string) (*Journal, error) {
 		return nil, fmt.Errorf("open the execution journal %s: %w", path, err)
 	}
 	j.f = f
+	if torn {
+		// A crash cut the last line: end it, or the next entry would be glued
+		// to it and lost on the next load.
+		if _, err := f.Write([]byte("\n")); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("repair the execution journal %s: %w", path, err)
+		}
+	}
 	return j, nil
 }
 
-func (j *Journal) load() error {
+// load reads every entry; torn reports a last line without its newline.
+func (j *Journal) load() (torn bool, err error) {
 	f, err := os.Open(j.path)
 	if os.IsNotExist(err) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read the execution journal %s: %w", j.path, err)
+		return false, fmt.Errorf("read the execution journal %s: %w", j.path, err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var e entry
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			continue // a torn last line after a crash
+	r := bufio.NewReaderSize(f, 64<<10)
+	var size int64
+	for {
+		line, err := r.ReadBytes('\n')
+		offset := size
+		size += int64(len(line))
+		if len(line) > 0 && line[len(line)-1] != '\n' {
+			torn = true
 		}
-		k := key(e.Document, e.ToolID)
-		switch e.Event {
-		case "start":
-			j.interrupted[k] = true
-		case "finish":
-			delete(j.interrupted, k)
+		var e entry
+		if len(line) > 0 && json.Unmarshal(bytes.TrimSpace(line), &e) == nil {
+			k := key(e.Document, e.ToolID)
+			switch e.Event {
+			case "start":
+				if _, done := j.finished[k]; !done {
+					j.interrupted[k] = true
+				}
+			case "finish":
+				delete(j.interrupted, k)
+				j.finished[k] = offset
+			}
+		}
+		if err == io.EOF {
+			return torn, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read the execution journal %s: %w", j.path, err)
 		}
 	}
-	return sc.Err()
+}
+
+// State reports what the journal knows about a tool.
+func (j *Journal) State(document, id string) State {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	k := key(document, id)
+	switch {
+	case j.started[k]:
+		return Running
+	case j.interrupted[k]:
+		return Interrupted
+	}
+	if _, ok := j.finished[k]; ok {
+		return Finished
+	}
+	return Unknown
 }
 
 // Interrupted reports whether an earlier process started this tool and never finished it.
 func (j *Journal) Interrupted(document, id string) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.interrupted[key(document, id)]
+	return j.State(document, id) == Interrupted
 }
 
 // Start records that a tool is about to run and syncs it to disk. It fails
-// when the tool was already started, by this process or an earlier one: the
-// caller must not run it.
+// when the tool was already started or finished, by this process or an
+// earlier one: the caller must not run it.
 func (j *Journal) Start(document, id string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k := key(document, id)
-	if j.started[k] || j.interrupted[k] {
-		return fmt.Errorf("tool %s was already started", id)
+	if _, done := j.finished[k]; done || j.started[k] || j.interrupted[k] {
+		return fmt.Errorf("tool %s: %w", id, ErrStarted)
 	}
-	if err := j.append(entry{Event: "start", Document: document, ToolID: id}); err != nil {
+	if _, err := j.append(entry{Event: "start", Document: document, ToolID: id}); err != nil {
 		return err
 	}
 	j.started[k] = true
 	return nil
 }
 
-// Finish records that a tool's result was produced. It is not synced: if
-// it is lost in a crash, the tool only looks interrupted, which can never
-// make it run twice.
-func (j *Journal) Finish(document, id string) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.write(entry{Event: "finish", Document: document, ToolID: id})
+// Finish records the result a tool produced and syncs it, before the result
+// is written into the document: if that write never lands, or the document
+// is reopened from an older copy, the recorded result is written instead of
+// running the tool again.
+func (j *Journal) Finish(document, id, result string, isError bool) error {
+	return j.finish(document, id, KindOutput, result, isError)
 }
 
-// Resolve marks an interrupted tool as dealt with (its error result written).
-func (j *Journal) Resolve(document, id string) error {
+// Resolve records the result chatls wrote for a tool it did not run (an
+// interrupted one gets StoppedText). The tool can never run afterwards.
+func (j *Journal) Resolve(document, id, text string) error {
+	return j.finish(document, id, KindResolution, text, true)
+}
+
+func (j *Journal) finish(document, id, kind, text string, isError bool) error {
+	if len(text) > maxRecordedBytes {
+		text = text[:maxRecordedBytes] + "\n[cut by the chatls journal]"
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k := key(document, id)
-	if !j.interrupted[k] {
-		return nil
-	}
-	// Keep it in started so it can never run again in this process either.
+	offset, err := j.append(entry{Event: "finish", Document: document, ToolID: id, Kind: kind, Result: &text, IsError: isError})
+	// Whatever happened on disk, this process never runs it again.
+	delete(j.started, k)
 	delete(j.interrupted, k)
-	j.started[k] = true
-	return j.append(entry{Event: "finish", Document: document, ToolID: id})
+	j.finished[k] = offset // -1 if the write failed: Recorded then knows no text
+	return err
 }
 
-// append writes an entry and syncs it to disk before returning.
-func (j *Journal) append(e entry) error {
-	if err := j.write(e); err != nil {
-		return err
+// Recorded returns the result recorded for a finished tool.
+func (j *Journal) Recorded(document, id string) (Record, bool) {
+	j.mu.Lock()
+	offset, ok := j.finished[key(document, id)]
+	j.mu.Unlock()
+	if !ok {
+		return Record{}, false
 	}
-	return j.f.Sync()
+	if offset < 0 {
+		return Record{}, true
+	}
+	f, err := os.Open(j.path)
+	if err != nil {
+		return Record{}, true
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.NewSectionReader(f, offset, maxLineBytes))
+	line, err := r.ReadBytes('\n')
+	var e entry
+	if (err != nil && err != io.EOF) || json.Unmarshal(bytes.TrimSpace(line), &e) != nil ||
+		e.Event != "finish" || e.Document != document || e.ToolID != id || e.Result == nil {
+		return Record{Time: e.Time}, true
+	}
+	kind := e.Kind
+	if kind == "" {
+		kind = KindOutput
+	}
+	return Record{Text: *e.Result, IsError: e.IsError, Kind: kind, Time: e.Time, Known: true}, true
 }
 
-func (j *Journal) write(e entry) error {
+// append writes an entry, syncs it to disk and returns its offset.
+func (j *Journal) append(e entry) (int64, error) {
 	e.PID = os.Getpid()
 	e.Time = time.Now().UTC()
 	line, err := json.Marshal(e)
 	if err != nil {
-		return err
+		return -1, err
 	}
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("write the execution journal: %w", err)
+	n, err := j.f.Write(append(line, '\n'))
+	if err != nil {
+		return -1, fmt.Errorf("write the execution journal: %w", err)
 	}
-	return nil
+	// O_APPEND: this descriptor's position is the end of our own line, even
+	// when another chatls process appends to the same journal.
+	end, err := j.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1, err
+	}
+	return end - int64(n), j.f.Sync()
 }
 
 // Close closes the journal file.

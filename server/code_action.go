@@ -45,6 +45,7 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 	}
 	maxLen := s.settings.effective().InlayHintsMaxLength
 
+	dups := duplicateIDs(doc)
 	if r, u := blockAt(doc, span.Start); u != nil {
 		name := u.Name
 		running := false
@@ -57,27 +58,32 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 		case running:
 			actions = append(actions, codeAction{Title: "Cancel", Kind: "quickfix",
 				Command: command("Cancel", "chatls.cancel", map[string]any{"uri": snap.uri, "id": u.ID})})
-		case r == nil && u.Valid():
+		case r == nil && u.Valid() && !dups[u.ID]:
 			actions = append(actions, codeAction{Title: "Insert approval placeholders", Kind: "quickfix", IsPreferred: true,
 				Command: command("Insert approval placeholders", "chatls.advance", map[string]any{"uri": snap.uri})})
-		case r != nil && r.IsPlaceholder():
-			if r.Status != chatdoc.StatusApproved {
-				if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusApproved); err == nil {
-					actions = append(actions, codeAction{Title: fmt.Sprintf("Approve %s: %s", name, strings.TrimPrefix(s.preview(u, maxLen), name+": ")), Kind: "quickfix", IsPreferred: true, Edit: edit(e)})
+		case r != nil && r.IsPlaceholder() && actionable(doc, dups, r, u):
+			empty := strings.TrimSpace(r.Content) == ""
+			switch r.Status {
+			case chatdoc.StatusPending:
+				// Approving counts only from pending, for an empty block (a
+				// filled one becomes the user's result, never runs).
+				if empty {
+					if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusApproved); err == nil {
+						actions = append(actions, codeAction{Title: fmt.Sprintf("Approve %s: %s", name, strings.TrimPrefix(s.preview(u, maxLen), name+": ")), Kind: "quickfix", IsPreferred: true, Edit: edit(e)})
+					}
 				}
-			} else if ds != nil && !s.runnable(ds, doc, u) {
-				if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusPending); err == nil {
-					actions = append(actions, codeAction{Title: fmt.Sprintf("Ask again for %s (set to pending, then approve)", name), Kind: "quickfix", IsPreferred: true, Edit: edit(e)})
+			case chatdoc.StatusApproved:
+				if empty && ds != nil && s.runnable(ds, doc, u) {
+					actions = append(actions, codeAction{Title: "Run now", Kind: "quickfix",
+						Command: command("Run now", "chatls.run", map[string]any{"uri": snap.uri, "id": u.ID})})
+				} else if empty && ds != nil {
+					if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusPending); err == nil {
+						actions = append(actions, codeAction{Title: fmt.Sprintf("Ask again for %s (set to pending, then approve)", name), Kind: "quickfix", IsPreferred: true, Edit: edit(e)})
+					}
 				}
 			}
-			if r.Status != chatdoc.StatusRejected {
-				if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusRejected); err == nil {
-					actions = append(actions, codeAction{Title: "Reject " + name, Kind: "quickfix", Edit: edit(e)})
-				}
-			}
-			if r.Status != chatdoc.StatusPending || strings.TrimSpace(r.Content) != "" {
-				actions = append(actions, codeAction{Title: "Run now", Kind: "quickfix",
-					Command: command("Run now", "chatls.run", map[string]any{"uri": snap.uri, "id": u.ID})})
+			if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusRejected); err == nil {
+				actions = append(actions, codeAction{Title: "Reject " + name, Kind: "quickfix", Edit: edit(e)})
 			}
 			if rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input, DocPath: uriToPath(snap.uri), WorkspaceRoot: s.workspaceRoot(uriToPath(snap.uri))}); rule != "" {
 				actions = append(actions, codeAction{Title: fmt.Sprintf("Always allow %s in this workspace", rule), Kind: "quickfix",
@@ -85,17 +91,18 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 			}
 		}
 	}
-	actions = append(actions, s.allPendingActions(doc, edit)...)
+	actions = append(actions, s.allPendingActions(doc, dups, edit)...)
 	actions = append(actions, s.quickFixes(ds, doc, span, edit)...)
 	return actions, nil
 }
 
-// allPendingActions are "Approve all N pending" and "Reject all N pending".
-func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.TextEdit) map[string]any) []codeAction {
+// allPendingActions are "Approve all N pending" and "Reject all N pending":
+// the empty pending placeholders an approval can take effect on.
+func (s *Server) allPendingActions(doc *chatdoc.Document, dups map[string]bool, edit func([]chatdoc.TextEdit) map[string]any) []codeAction {
 	var approve, reject []chatdoc.TextEdit
 	n := 0
 	for _, r := range doc.ToolResults {
-		if r.Status != chatdoc.StatusPending || doc.ToolUse(r.ID) == nil {
+		if r.Status != chatdoc.StatusPending || strings.TrimSpace(r.Content) != "" || !actionable(doc, dups, r, doc.ToolUse(r.ID)) {
 			continue
 		}
 		a, err1 := chatdoc.SetStatus(doc, r.ID, chatdoc.StatusApproved)
@@ -114,6 +121,17 @@ func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.Te
 		{Title: fmt.Sprintf("Approve all %d pending", n), Kind: "source.chatls", Edit: edit(approve)},
 		{Title: fmt.Sprintf("Reject all %d pending", n), Kind: "source.chatls", Edit: edit(reject)},
 	}
+}
+
+// actionable says whether approving or rejecting the placeholder r can take
+// effect: it is the first result for a valid tool use whose ID no other
+// tool use shares, and it is pending or approved. Denied, rejected and
+// aborted blocks only wait for their fixed result.
+func actionable(doc *chatdoc.Document, dups map[string]bool, r *chatdoc.ToolResult, u *chatdoc.ToolUse) bool {
+	if u == nil || !u.Valid() || doc.ToolResult(r.ID) != r || dups[r.ID] {
+		return false
+	}
+	return r.Status == chatdoc.StatusPending || r.Status == chatdoc.StatusApproved
 }
 
 // quickFixes offers the mechanical fix of each diagnostic under the range.
@@ -156,13 +174,17 @@ func blockAt(doc *chatdoc.Document, offset int) (*chatdoc.ToolResult, *chatdoc.T
 }
 
 // runnable says whether an approved placeholder would run now (gate's rules
-// without its side conditions).
+// without its side conditions): the policy does not deny it, and it approves
+// it or the user approved this exact input in this session.
 func (s *Server) runnable(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse) bool {
+	switch s.decide(ds, doc, u, "").Decision {
+	case approval.Deny:
+		return false
+	case approval.Approve:
+		return true
+	}
 	s.mu.Lock()
 	h, ok := ds.userApproved[u.ID]
 	s.mu.Unlock()
-	if ok && h == inputHash(u) {
-		return true
-	}
-	return s.decide(ds, doc, u, "").Decision == approval.Approve
+	return ok && h == inputHash(u)
 }

@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -19,6 +22,20 @@ const (
 	textCancelled = "User aborted tool execution."
 	textNoOutput  = "(no output)"
 	textNoJournal = "chatls cannot record tool executions (see its log: the state directory is not writable), so the tool was not run."
+	// textRecordedNote follows the recorded output of a tool that finished
+	// earlier (this session or before a restart) when its placeholder is
+	// found again: the tool runs at most once per ID (SPEC §2).
+	textRecordedNote = "[chatls: recorded result of the run that finished at %s; the tool was not run again.]"
+	// textRanBefore is written when the journal knows the tool finished but
+	// not its output (a journal from an older chatls).
+	textRanBefore = "This tool already ran (finished at %s), but its output was not recorded; chatls did not run it again."
+	// textOutputSaved follows the user's text in a block they wrote into
+	// while its tool ran: their text is the result, the output is kept.
+	textOutputSaved = "[chatls: you wrote in this block while the tool ran, so your text is the result; the tool's output is saved in %s]"
+	// textOutputInline replaces textOutputSaved when no file can be written.
+	textOutputInline = "[chatls: you wrote in this block while the tool ran, so your text is the result; the tool's output could not be saved to a file, so here it is:]"
+	// msgDuplicateIDs is advance's message while tool uses share an ID.
+	msgDuplicateIDs = "tool uses share the ID %s: nothing runs for it until each tool use has its own ID"
 )
 
 // stepReport is chatls.advance's answer.
@@ -49,6 +66,9 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) stepReport 
 	if err := s.awaitToolDefinitions(ctx, ds); err != nil {
 		return stepReport{Phase: "wait", Message: err.Error()}
 	}
+	if force {
+		s.awaitWrites(ctx, ds)
+	}
 
 	phase := ""
 	if s.categorize(ds, force) {
@@ -59,10 +79,8 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) stepReport 
 	}
 	report := s.report(ds)
 	if phase == "" {
-		switch {
-		case report.Running > 0 || report.Pending > 0:
-			phase = "wait"
-		default:
+		phase = "wait"
+		if report.Ready {
 			phase = "send"
 		}
 	}
@@ -73,24 +91,55 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) stepReport 
 	return report
 }
 
-// report counts what is left to do in the current snapshot.
+// report counts what is left to do in the current snapshot. Results being
+// written count as running; placeholders of duplicated IDs, orphans and
+// second results are diagnosed, not pending.
 func (s *Server) report(ds *docState) stepReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := stepReport{Running: len(ds.running)}
+	doc := ds.snap
+	dups := duplicateIDs(doc)
+	r := stepReport{Running: len(ds.running) + len(ds.writing)}
 	unanswered := 0
-	for _, u := range ds.snap.ToolUses {
-		if ds.snap.ToolResult(u.ID) == nil && u.Valid() {
+	for _, u := range doc.ToolUses {
+		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
 			unanswered++
 		}
 	}
-	for _, res := range ds.snap.ToolResults {
-		if res.IsPlaceholder() && ds.running[res.ID] == nil {
+	for _, res := range doc.ToolResults {
+		if !res.IsPlaceholder() || doc.ToolResult(res.ID) != res || doc.ToolUse(res.ID) == nil || dups[res.ID] {
+			continue
+		}
+		if ds.running[res.ID] == nil && !ds.writing[res.ID] {
 			r.Pending++
 		}
 	}
-	r.Ready = r.Pending == 0 && r.Running == 0 && unanswered == 0
+	r.Ready = r.Pending == 0 && r.Running == 0 && unanswered == 0 && len(dups) == 0
+	if len(dups) > 0 {
+		ids := make([]string, 0, len(dups))
+		for id := range dups {
+			ids = append(ids, "`"+id+"`")
+		}
+		sort.Strings(ids)
+		r.Message = fmt.Sprintf(msgDuplicateIDs, strings.Join(ids, ", "))
+	}
 	return r
+}
+
+// duplicateIDs are the IDs more than one tool use has. The parser reports
+// each later use; none of them gets a placeholder or runs: which call the
+// user approved would be ambiguous.
+func duplicateIDs(doc *chatdoc.Document) map[string]bool {
+	var dups map[string]bool
+	for _, d := range doc.Diagnostics {
+		if d.Code == chatdoc.CodeDuplicateToolID && d.ToolID != "" {
+			if dups == nil {
+				dups = map[string]bool{}
+			}
+			dups[d.ToolID] = true
+		}
+	}
+	return dups
 }
 
 // messageComplete says whether autopilot may categorize an Assistant
@@ -113,6 +162,7 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 		return false
 	}
 	autopilot := s.settings.effective().Autopilot
+	dups := duplicateIDs(doc)
 	statuses := map[string]chatdoc.Status{}
 	for i, m := range doc.Messages {
 		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
@@ -122,8 +172,8 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 			continue
 		}
 		for _, u := range m.ToolUses {
-			if !u.Valid() || doc.ToolResult(u.ID) != nil {
-				continue
+			if !u.Valid() || doc.ToolResult(u.ID) != nil || dups[u.ID] {
+				continue // duplicated IDs keep their diagnostic and get nothing
 			}
 			s.mu.Lock()
 			wasThere := ds.openIDs[u.ID]
@@ -168,14 +218,16 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 }
 
 // placeholderEdits builds the insertions for every tool use in statuses that
-// is still unanswered in doc, grouped by Assistant message.
+// is still unanswered in doc, grouped by Assistant message. An ID that
+// became duplicated since categorizing gets none: one placeholder per ID.
 func placeholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
 	var edits []chatdoc.TextEdit
+	dups := duplicateIDs(doc)
 	for _, m := range doc.Messages {
 		var reqs []chatdoc.PlaceholderRequest
 		for _, u := range m.ToolUses {
 			st, ok := statuses[u.ID]
-			if ok && doc.ToolResult(u.ID) == nil {
+			if ok && doc.ToolResult(u.ID) == nil && !dups[u.ID] {
 				reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Status: st})
 			}
 		}
@@ -195,25 +247,29 @@ func placeholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status,
 type resolution struct {
 	text    string
 	isError bool
+	// journal records the text as the tool's final result (interrupted runs).
+	journal bool
 }
 
 // resolve handles every placeholder the step may touch (SPEC §2 phase 2):
-// fixed texts for denied/rejected/aborted, user-filled blocks, interrupted
-// tools, and starts approved tools. It reports whether it did anything.
+// fixed texts for denied/rejected/aborted, user-filled blocks, tools the
+// journal knows (interrupted or finished: never run again), and starts
+// approved tools. It reports whether it did anything.
 func (s *Server) resolve(ds *docState, force bool, only string) bool {
 	_, doc, _, _ := s.current(ds.uri)
 	if doc == nil {
 		return false
 	}
+	dups := duplicateIDs(doc)
 	texts := map[string]resolution{}
 	resets := map[string]bool{}
 	var toRun []string
 	for _, r := range doc.ToolResults {
-		if !r.IsPlaceholder() || (only != "" && r.ID != only) {
-			continue
+		if !r.IsPlaceholder() || (only != "" && r.ID != only) || doc.ToolResult(r.ID) != r {
+			continue // a second result for an ID never counts
 		}
 		s.mu.Lock()
-		busy := ds.running[r.ID] != nil || ds.finished[r.ID]
+		busy := ds.running[r.ID] != nil || ds.writing[r.ID]
 		touched := ds.touched[r.ID]
 		revoked := ds.revoked[r.ID]
 		approvedHash, userApproved := ds.userApproved[r.ID]
@@ -222,36 +278,39 @@ func (s *Server) resolve(ds *docState, force bool, only string) bool {
 			continue
 		}
 		u := doc.ToolUse(r.ID)
-		if u == nil {
-			continue // an orphan placeholder: diagnosed, never run
-		}
-		if s.journal != nil && s.journal.Interrupted(ds.journalKey(), r.ID) {
-			texts[r.ID] = resolution{journal.StoppedText, true}
-			continue
+		if u == nil || dups[r.ID] {
+			continue // an orphan placeholder or an ambiguous ID: diagnosed, never run
 		}
 		filled := strings.TrimSpace(r.Content) != ""
+		if filled && (r.Status == chatdoc.StatusPending || r.Status == chatdoc.StatusApproved) {
+			// Content-overwrite protection: the user's text is the result,
+			// whatever else is known about the tool.
+			if force {
+				texts[r.ID] = resolution{text: r.Content}
+			}
+			continue
+		}
+		if res, known := s.journalResolution(ds, r.ID); known {
+			if res != nil {
+				texts[r.ID] = *res
+			}
+			continue
+		}
 		switch r.Status {
 		case chatdoc.StatusDenied:
-			texts[r.ID] = resolution{textDenied, true}
+			texts[r.ID] = resolution{text: textDenied, isError: true}
 		case chatdoc.StatusAborted:
-			texts[r.ID] = resolution{abortText(doc, u), true}
+			texts[r.ID] = resolution{text: abortText(doc, u), isError: true}
 		case chatdoc.StatusRejected:
 			if filled {
-				texts[r.ID] = resolution{r.Content, true}
+				texts[r.ID] = resolution{text: r.Content, isError: true}
 			} else {
-				texts[r.ID] = resolution{textRejected, true}
+				texts[r.ID] = resolution{text: textRejected, isError: true}
 			}
 		case chatdoc.StatusPending, chatdoc.StatusApproved:
-			if filled {
-				// Content-overwrite protection: the user's text is the result.
-				if force {
-					texts[r.ID] = resolution{r.Content, false}
-				}
-				continue
-			}
 			v := s.decide(ds, doc, u, "")
 			if v.Decision == approval.Deny {
-				texts[r.ID] = resolution{textDenied, true} // a policy deny always wins
+				texts[r.ID] = resolution{text: textDenied, isError: true} // a policy deny always wins
 				continue
 			}
 			if r.Status != chatdoc.StatusApproved {
@@ -270,21 +329,20 @@ func (s *Server) resolve(ds *docState, force bool, only string) bool {
 		}
 	}
 	did := false
+	for id, res := range texts {
+		if res.journal {
+			// Recorded before the edit: if it never lands, the next pass
+			// writes the same text again, and the tool still never runs.
+			if err := s.journal.Resolve(ds.journalKey(), id, res.text); err != nil {
+				s.log.Warn("execution journal write failed", zap.String("id", id), zap.Error(err))
+			}
+		}
+	}
 	if len(texts) > 0 {
 		if s.editDocument(ds, "chatls: resolve tool results", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 			return resolutionEdits(doc, texts)
 		}) {
 			did = true
-			s.mu.Lock()
-			for id := range texts {
-				ds.finished[id] = true
-			}
-			s.mu.Unlock()
-			for id := range texts {
-				if s.journal != nil {
-					_ = s.journal.Resolve(ds.journalKey(), id)
-				}
-			}
 		}
 	}
 	if len(resets) > 0 {
@@ -310,9 +368,60 @@ func (s *Server) resolve(ds *docState, force bool, only string) bool {
 	return did
 }
 
+// journalState is what the execution journal knows about a tool of the
+// document (journal.Unknown without a journal), for diagnostics and hovers.
+func (s *Server) journalState(ds *docState, id string) journal.State {
+	if s.journal == nil {
+		return journal.Unknown
+	}
+	return s.journal.State(ds.journalKey(), id)
+}
+
+// journalResolution is the result for a tool the execution journal already
+// knows: known is true when the tool must not start. res is nil while it is
+// running in this process (maybe for another open copy of the document).
+func (s *Server) journalResolution(ds *docState, id string) (res *resolution, known bool) {
+	if s.journal == nil {
+		return nil, false
+	}
+	key := ds.journalKey()
+	switch s.journalState(ds, id) {
+	case journal.Running:
+		return nil, true
+	case journal.Interrupted:
+		return &resolution{text: journal.StoppedText, isError: true, journal: true}, true
+	case journal.Finished:
+		rec, _ := s.journal.Recorded(key, id)
+		when := rec.Time.UTC().Format(time.RFC3339)
+		switch {
+		case !rec.Known:
+			return &resolution{text: fmt.Sprintf(textRanBefore, when), isError: true}, true
+		case rec.Kind == journal.KindResolution:
+			return &resolution{text: rec.Text, isError: rec.IsError}, true
+		}
+		return &resolution{text: rec.Text + "\n\n" + fmt.Sprintf(textRecordedNote, when), isError: rec.IsError}, true
+	}
+	return nil, false
+}
+
 // resolveOnly resolves or starts one block as chatls.advance would.
 func (s *Server) resolveOnly(ds *docState, id string) bool {
+	s.awaitWrites(s.baseCtx, ds)
 	return s.resolve(ds, true, id)
+}
+
+// awaitWrites lets results that are being written land before a forced
+// step looks at the document, so the step sees them, not their placeholders.
+// Bounded: a client that never answers must not block chatls.advance.
+func (s *Server) awaitWrites(ctx context.Context, ds *docState) {
+	s.mu.Lock()
+	idle := ds.writesIdle
+	s.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-time.After(applyEditReplyTimeout):
+	}
 }
 
 // resolutionEdits replaces each still-open placeholder in texts by its result.

@@ -32,24 +32,31 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			}
 		}
 	}()
+	s.mu.Lock()
+	ready, down := s.initialized, s.shuttingDown
+	s.mu.Unlock()
 	if req.Notif {
+		if (down || !ready) && req.Method != "exit" {
+			// Before initialize and after shutdown only exit counts (LSP).
+			s.log.Debug("notification dropped outside the session", zap.String("method", req.Method))
+			return
+		}
 		s.handleNotification(req)
 		return
 	}
-	switch req.Method {
-	case "initialize":
+	switch {
+	case down:
+		_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: "the server is shutting down: only the exit notification is accepted"})
+		return
+	case req.Method == "initialize":
 		// Synchronous: nothing else may run before capabilities are known.
 		s.reply(ctx, req, func() (any, error) { return s.initialize(req.Params) })
 		return
-	case "shutdown":
-		s.reply(ctx, req, func() (any, error) { return s.shutdown() })
-		return
-	}
-	s.mu.Lock()
-	ready := s.initialized
-	s.mu.Unlock()
-	if !ready {
+	case !ready:
 		_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: codeServerNotInitialized, Message: "the server is not initialized: send initialize first"})
+		return
+	case req.Method == "shutdown":
+		s.reply(ctx, req, func() (any, error) { return s.shutdown() })
 		return
 	}
 	handler, ok := requestHandlers[req.Method]
@@ -129,16 +136,30 @@ func decodeParams(raw *json.RawMessage, v any) error {
 	return nil
 }
 
+// Terminate ends the session as if the client had sent exit without
+// shutdown: Serve returns after running tools are cancelled (their process
+// groups killed) and plugin and MCP sources are stopped. For signals.
+func (s *Server) Terminate() {
+	s.stop() // first: a tool killed from now on counts as interrupted, not finished
+	s.exit()
+}
+
+func (s *Server) exit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.exited:
+	default:
+		close(s.exited)
+	}
+}
+
 func (s *Server) handleNotification(req *jsonrpc2.Request) {
 	switch req.Method {
 	case "initialized":
 		go s.afterInitialized()
 	case "exit":
-		select {
-		case <-s.exited:
-		default:
-			close(s.exited)
-		}
+		s.exit()
 	case "$/cancelRequest":
 		var p struct {
 			ID jsonrpc2.ID `json:"id"`

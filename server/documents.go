@@ -37,9 +37,13 @@ type docState struct {
 	touched map[string]bool
 	// revoked marks approvals withdrawn because the input changed.
 	revoked map[string]bool
-	// running and finished track executions started by this process.
-	running  map[string]*runState
-	finished map[string]bool
+	// running tracks executions started by this process; writing the
+	// results being written back (the tool ended, the edit is in flight).
+	// Which tools finished is the execution journal's business.
+	running map[string]*runState
+	writing map[string]bool
+	// writesIdle is closed while writing is empty (see beginWrite).
+	writesIdle chan struct{}
 
 	// writeMu serializes the server's own edits of this document.
 	writeMu sync.Mutex
@@ -85,7 +89,8 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		touched:      map[string]bool{},
 		revoked:      map[string]bool{},
 		running:      map[string]*runState{},
-		finished:     map[string]bool{},
+		writing:      map[string]bool{},
+		writesIdle:   closedChan(),
 		kick:         make(chan bool, 1),
 		tokens:       surface.NewTokenCache(),
 	}
@@ -100,6 +105,32 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		}
 	}
 	return ds
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// beginWrite moves a tool from running to writing; the caller holds Server.mu.
+func (ds *docState) beginWrite(id string) {
+	delete(ds.running, id)
+	if len(ds.writing) == 0 {
+		ds.writesIdle = make(chan struct{})
+	}
+	ds.writing[id] = true
+}
+
+// endWrite ends a result write; the caller holds Server.mu.
+func (ds *docState) endWrite(id string) {
+	if !ds.writing[id] {
+		return
+	}
+	delete(ds.writing, id)
+	if len(ds.writing) == 0 {
+		close(ds.writesIdle)
+	}
 }
 
 // inputHash identifies a tool use's input so an approval can be tied to it.

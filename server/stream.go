@@ -1,13 +1,10 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -22,8 +19,13 @@ const maxFrameBytes = 256 << 20
 // error, so a malformed frame must never surface as one: broken JSON is
 // answered with a Parse error (-32700), a frame that is not a request or
 // response with Invalid Request (-32600), and reading goes on.
+//
+// After a broken frame the stream resynchronizes on the next
+// `Content-Length:` header wherever it appears: a wrong length leaves the
+// rest of a body, without a line break, in front of the next header, or
+// swallows the beginning of the next frame.
 type resilientStream struct {
-	r   *bufio.Reader
+	in  *frameReader
 	w   io.Writer
 	c   io.Closer
 	wmu sync.Mutex
@@ -32,7 +34,7 @@ type resilientStream struct {
 }
 
 func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *resilientStream {
-	return &resilientStream{r: bufio.NewReaderSize(rwc, 64<<10), w: rwc, c: rwc, onBadInput: onBadInput}
+	return &resilientStream{in: newFrameReader(rwc), w: rwc, c: rwc, onBadInput: onBadInput}
 }
 
 func (s *resilientStream) WriteObject(obj interface{}) error {
@@ -55,14 +57,10 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 	for {
 		body, err := s.readFrame()
 		if err != nil {
-			if err == errBadHeader {
+			if err == errBadFrame {
 				continue
 			}
 			return err
-		}
-		if !json.Valid(body) {
-			s.reject(nil, jsonrpc2.CodeParseError, "parse error: the message is not valid JSON")
-			continue
 		}
 		if err := json.Unmarshal(body, v); err != nil {
 			s.reject(idOf(body), jsonrpc2.CodeInvalidRequest, "invalid request: "+err.Error())
@@ -72,44 +70,90 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 	}
 }
 
-var errBadHeader = fmt.Errorf("bad header")
+// errBadFrame is a frame that was answered with an error and dropped.
+var errBadFrame = fmt.Errorf("bad frame")
 
-// readFrame reads headers up to the blank line and then the body. A header
-// block without a usable Content-Length is reported and skipped.
+// readFrame reads one header block and its body. It returns valid JSON or
+// errBadFrame (already answered); any other error ends the stream.
 func (s *resilientStream) readFrame() ([]byte, error) {
+	length, err := s.readHeaders()
+	if err != nil {
+		return nil, err
+	}
+	if length < 0 {
+		s.reject(nil, jsonrpc2.CodeParseError, "parse error: missing or invalid Content-Length header")
+		return nil, errBadFrame
+	}
+	body, resync, err := s.readBody(length)
+	if err != nil {
+		return nil, err
+	}
+	if resync < 0 && json.Valid(body) {
+		return body, nil
+	}
+	if resync < 0 {
+		resync = resyncPoint(body)
+	}
+	// Whatever follows the point where the next frame may begin is read again.
+	s.in.unread(body[resync:])
+	s.reject(nil, jsonrpc2.CodeParseError, "parse error: the message is not valid JSON (or its Content-Length is wrong)")
+	return nil, errBadFrame
+}
+
+// readHeaders reads header lines up to the blank line ending the block and
+// returns the Content-Length, -1 when missing or invalid. The last
+// `Content-Length:` in the block wins, wherever it stands in its line: bytes
+// before it are the tail of a broken frame (reported, not answered twice).
+func (s *resilientStream) readHeaders() (int, error) {
 	length := -1
 	sawHeader := false
 	for {
-		line, err := s.r.ReadString('\n')
+		line, err := s.in.readLine()
 		if err != nil {
-			return nil, err
+			return -1, err
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
 			if !sawHeader {
 				continue // stray blank line between frames
 			}
-			break
+			return length, nil
 		}
 		sawHeader = true
-		name, value, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err == nil && n >= 0 && n <= maxFrameBytes {
-				length = n
+		if at := lastHeaderName(line); at >= 0 {
+			if at > 0 {
+				s.report(fmt.Sprintf("skipped %d bytes of garbage before a Content-Length header", at))
 			}
+			length = headerValue(line[at+len(headerName):])
 		}
 	}
-	if length < 0 {
-		s.report("frame without a valid Content-Length header")
-		s.reject(nil, jsonrpc2.CodeParseError, "parse error: missing or invalid Content-Length header")
-		return nil, errBadHeader
+}
+
+// readBody reads length bytes. It stops early, returning resync >= 0, when
+// what it read holds a complete `Content-Length: N` line: raw line breaks
+// cannot occur inside valid JSON, so the declared length was too long and a
+// new frame starts there. Memory grows with the bytes that arrive, never
+// with the declared length alone.
+func (s *resilientStream) readBody(length int) (body []byte, resync int, err error) {
+	body = make([]byte, 0, min(length, 64<<10))
+	scanned := 0
+	for len(body) < length {
+		chunk, err := s.in.next(length - len(body))
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, -1, err
+		}
+		body = append(body, chunk...)
+		// Rescan a little before the new bytes: a header may straddle chunks.
+		from := max(0, scanned-len(headerName)-2*headerSlack)
+		if at := completeHeaderIndex(body, from); at >= 0 {
+			return body, at, nil
+		}
+		scanned = len(body)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, err
-	}
-	return body, nil
+	return body, -1, nil
 }
 
 func (s *resilientStream) report(reason string) {
@@ -141,4 +185,210 @@ func idOf(body []byte) *jsonrpc2.ID {
 		return nil
 	}
 	return &id
+}
+
+// headerName is matched case-insensitively, anywhere in a line.
+const headerName = "content-length:"
+
+// headerSlack bounds the blanks and digits after headerName that the
+// scanners accept, so a header split across reads is still found.
+const headerSlack = 32
+
+// maxHeaderLine bounds a header line; longer garbage is dropped except its
+// tail, which may hold the start of the next header.
+const maxHeaderLine = 64 << 10
+
+// tailKind says what follows a `Content-Length:`.
+type tailKind int
+
+const (
+	tailInvalid    tailKind = iota
+	tailComplete            // blanks, digits, then a line break
+	tailIncomplete          // blanks and digits up to the end of the bytes
+)
+
+// headerTail classifies the bytes after a `Content-Length:`.
+func headerTail(b []byte) tailKind {
+	i := 0
+	for i < len(b) && i < headerSlack && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	digits := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && digits < headerSlack {
+		i++
+		digits++
+	}
+	switch {
+	case i == len(b):
+		return tailIncomplete
+	case digits > 0 && (b[i] == '\r' || b[i] == '\n'):
+		return tailComplete
+	}
+	return tailInvalid
+}
+
+// headerAt reports whether b holds headerName ending at the colon at index colon.
+func headerAt(b []byte, colon int) (start int, ok bool) {
+	start = colon - (len(headerName) - 1)
+	return start, start >= 0 && bytes.EqualFold(b[start:colon+1], []byte(headerName))
+}
+
+// completeHeaderIndex is the start of the first `Content-Length: N` line
+// beginning at or after from, or -1.
+func completeHeaderIndex(b []byte, from int) int {
+	for i := from; i < len(b); {
+		j := bytes.IndexByte(b[i:], ':')
+		if j < 0 {
+			return -1
+		}
+		colon := i + j
+		if start, ok := headerAt(b, colon); ok && start >= from && headerTail(b[colon+1:]) == tailComplete {
+			return start
+		}
+		i = colon + 1
+	}
+	return -1
+}
+
+// resyncPoint is where the next frame may begin inside a broken body: the
+// first `Content-Length:` that is complete or cut off by the body's end, or
+// a tail of the body that begins one; len(body) when there is none.
+func resyncPoint(body []byte) int {
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], ':')
+		if j < 0 {
+			break
+		}
+		colon := i + j
+		if start, ok := headerAt(body, colon); ok && headerTail(body[colon+1:]) != tailInvalid {
+			return start
+		}
+		i = colon + 1
+	}
+	for n := min(len(headerName)-1, len(body)); n > 0; n-- {
+		if bytes.EqualFold(body[len(body)-n:], []byte(headerName[:n])) {
+			return len(body) - n
+		}
+	}
+	return len(body)
+}
+
+// lastHeaderName is the index of the last headerName in line, or -1.
+func lastHeaderName(line []byte) int {
+	for end := len(line); end > 0; {
+		colon := bytes.LastIndexByte(line[:end], ':')
+		if colon < 0 {
+			return -1
+		}
+		if start, ok := headerAt(line, colon); ok {
+			return start
+		}
+		end = colon
+	}
+	return -1
+}
+
+// headerValue parses the length after the colon: blanks, then digits only.
+func headerValue(b []byte) int {
+	b = bytes.Trim(b, " \t")
+	if len(b) == 0 || len(b) > 10 {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n > maxFrameBytes {
+		return -1
+	}
+	return n
+}
+
+// frameReader is a buffered reader that can put bytes back: resyncing
+// reads part of a broken body again as the start of the next frame.
+type frameReader struct {
+	src io.Reader
+	buf []byte // buf[off:] is unread
+	off int
+}
+
+func newFrameReader(src io.Reader) *frameReader {
+	return &frameReader{src: src, buf: make([]byte, 0, 64<<10)}
+}
+
+// fill reads more bytes from the source after the unread ones.
+func (r *frameReader) fill() error {
+	unread := len(r.buf) - r.off
+	if r.off > 0 && (unread == 0 || r.off >= cap(r.buf)/2) {
+		copy(r.buf, r.buf[r.off:])
+		r.buf, r.off = r.buf[:unread], 0
+	}
+	if cap(r.buf)-len(r.buf) < 4<<10 {
+		grown := make([]byte, len(r.buf), 2*cap(r.buf)+(4<<10))
+		copy(grown, r.buf)
+		r.buf = grown
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+n]
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
+
+// readLine returns the next line including its '\n'. A line longer than
+// maxHeaderLine keeps only its tail: it is garbage, but its end may start a
+// header.
+func (r *frameReader) readLine() ([]byte, error) {
+	searched := 0
+	for {
+		if i := bytes.IndexByte(r.buf[r.off+searched:], '\n'); i >= 0 {
+			end := r.off + searched + i + 1
+			line := append([]byte(nil), r.buf[r.off:end]...)
+			r.off = end
+			return line, nil
+		}
+		searched = len(r.buf) - r.off
+		if searched > maxHeaderLine {
+			keep := len(headerName) + headerSlack
+			r.off = len(r.buf) - keep
+			searched = keep
+		}
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// next returns up to n unread bytes (at least one), valid until the next call.
+func (r *frameReader) next(n int) ([]byte, error) {
+	if r.off == len(r.buf) {
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+	end := min(len(r.buf), r.off+n)
+	chunk := r.buf[r.off:end]
+	r.off = end
+	return chunk, nil
+}
+
+// unread puts p back in front of the unread bytes.
+func (r *frameReader) unread(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	rest := r.buf[r.off:]
+	joined := make([]byte, len(p)+len(rest), max(len(p)+len(rest), 64<<10))
+	copy(joined, p)
+	copy(joined[len(p):], rest)
+	r.buf, r.off = joined, 0
 }

@@ -54,14 +54,33 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 				continue
 			}
 			// Applied: the client's didChange carries it; wait for it so the
-			// next edit is built on the new version.
+			// next edit is built on the new version. Done: rebuilding now
+			// would write again what the user may already have undone.
 			if !s.awaitChange(changed, applyEditReplyTimeout) {
 				s.log.Warn("the client applied an edit but sent no didChange", zap.String("label", label))
-				return true
 			}
+			return true
 		case <-changed:
-			// The document changed before any reply (a client like ALE that
-			// applies edits without answering): the loop checks whether ours landed.
+			// The document changed before the reply: usually the didChange
+			// that carries our edit, answered right after; or the user typed.
+			if _, doc, _, _ := s.current(ds.uri); doc != nil {
+				if again, _ := build(doc); len(again) == 0 {
+					return true // ours is in (a client like ALE may never answer)
+				}
+			}
+			// Not in the document (yet, or any more: the user may have undone
+			// it): only the answer tells which. Rebuilding at once would write
+			// the result again over the user's undo.
+			select {
+			case res := <-reply:
+				if res.err == nil && res.Applied {
+					return true // the didChange carrying it came before the answer
+				}
+			case <-time.After(applyEditReplyTimeout):
+				s.log.Warn("no reply to workspace/applyEdit", zap.String("label", label))
+			case <-s.baseCtx.Done():
+				return false
+			}
 			continue
 		case <-time.After(applyEditReplyTimeout):
 			s.log.Warn("no reply to workspace/applyEdit", zap.String("label", label))

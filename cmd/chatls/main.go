@@ -7,11 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/chatls/chatls/server"
+	"github.com/chatls/chatls/tools"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -69,7 +74,56 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version:        version,
 		UserConfigPath: *configPath,
 	})
-	return srv.Serve(stdioPipe{stdin, stdout})
+	stop := handleSignals(srv, logger)
+	code := srv.Serve(stdioPipe{stdin, stdout})
+	// Serve cancelled its tools; this also ends any a stuck goroutine missed.
+	tools.KillAll()
+	if sig := stop(); sig != 0 {
+		return 128 + int(sig) // the shell's convention for "ended by signal N"
+	}
+	return code
+}
+
+// signalGrace bounds the cleanup after a signal.
+const signalGrace = 10 * time.Second
+
+// handleSignals ends the session cleanly on SIGTERM, SIGINT and SIGHUP:
+// Serve returns once running tools are cancelled (process groups killed)
+// and plugin and MCP sources are stopped. Without it the default action
+// kills chatls at once and a tool's children outlive it. SIGPIPE is
+// ignored so that an editor closing its end makes writes fail and the read
+// side end the session, instead of killing chatls mid-cleanup. stop
+// reports the signal that ended the session, if any.
+func handleSignals(srv *server.Server, logger *zap.Logger) (stop func() syscall.Signal) {
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	var got atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			got.Store(int32(sig.(syscall.Signal)))
+			logger.Info("signal received: stopping tools and exiting", zap.String("signal", sig.String()))
+			srv.Terminate()
+			tools.KillAll() // at once: it does not wait, the supervisors finish the job
+			// Cleanup is bounded; a second signal or a stuck cleanup ends it now.
+			select {
+			case <-sigs:
+			case <-time.After(signalGrace):
+			case <-done:
+				return
+			}
+			tools.KillAll()
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-done:
+		}
+	}()
+	return func() syscall.Signal {
+		signal.Stop(sigs)
+		close(done)
+		return syscall.Signal(got.Load())
+	}
 }
 
 func usage(w io.Writer) {

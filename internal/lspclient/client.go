@@ -35,6 +35,9 @@ type Options struct {
 	BeforeApply func(c *Client)
 	// NeverReplyToApplyEdit applies edits but never answers (Vim's ALE).
 	NeverReplyToApplyEdit bool
+	// RefuseEdit, when set, refuses every applyEdit whose label it accepts
+	// (a read-only buffer): the edit is not applied and the reply says so.
+	RefuseEdit func(label string) bool
 }
 
 // Document is the client's copy of an open document.
@@ -56,9 +59,10 @@ type Event struct {
 
 // Client is one connection to a server.
 type Client struct {
-	opts Options
-	conn *jsonrpc2.Conn
-	cmd  *exec.Cmd
+	opts  Options
+	conn  *jsonrpc2.Conn
+	cmd   *exec.Cmd
+	stdin io.Closer // the server's stdin, when started by Start
 
 	// sendMu makes "apply to our copy, then send didChange" atomic, as in an
 	// editor: no other change may be sent between the two, or the server
@@ -112,7 +116,17 @@ func Start(ctx context.Context, binary string, args []string, env []string, opts
 	}
 	c := Connect(ctx, pipe{stdout, stdin}, opts)
 	c.cmd = cmd
+	c.stdin = stdin
 	return c, nil
+}
+
+// CloseInput closes the server's stdin only, as an editor that dies does:
+// the server sees end of file while its stdout is still read.
+func (c *Client) CloseInput() error {
+	if c.stdin == nil {
+		return fmt.Errorf("the server was not started by Start")
+	}
+	return c.stdin.Close()
 }
 
 // Connect speaks LSP over an existing stream (e.g. net.Pipe to an in-process server).

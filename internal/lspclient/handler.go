@@ -40,6 +40,13 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if c.opts.BeforeApply != nil {
 			c.opts.BeforeApply(c)
 		}
+		if c.opts.RefuseEdit != nil && c.opts.RefuseEdit(p.Label) {
+			c.mu.Lock()
+			c.record(Event{Kind: "refused", Label: p.Label})
+			c.mu.Unlock()
+			_ = conn.Reply(ctx, req.ID, map[string]any{"applied": false, "failureReason": "refused by the test"})
+			return
+		}
 		applied, reason := h.apply(ctx, p)
 		if c.opts.NeverReplyToApplyEdit {
 			return

@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// waitLines waits, on file-system events, until path holds at least n lines.
+func waitLines(t *testing.T, path string, n int) []string {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(20 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(data) > 0 && strings.HasSuffix(string(data), "\n") && len(lines) >= n {
+			return lines
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			t.Fatal(err)
+		case <-timeout:
+			data, _ := os.ReadFile(path)
+			t.Fatalf("%s never got %d lines: %q", path, n, data)
+		}
+	}
+}
+
+// gatedDoc is two bash calls that each log their start, block on their own
+// FIFO until the test opens it, and log their end.
+func gatedDoc() string {
+	cmd := func(id string) string {
+		return "echo " + id + "-start >> order.txt; read x < gate-" + id + "; echo " + id + "-end >> order.txt"
+	}
+	return twoBashDoc(cmd("b1"), cmd("b2"))
+}
+
+// tools.maxConcurrent = 1: while one approved tool runs (blocked on its
+// FIFO), the other does not start; it starts when the first has ended. With
+// the limit at 2 both run at once, which shows the observation works.
+func TestMaxConcurrentIsEnforced(t *testing.T) {
+	for _, limit := range []int{1, 2} {
+		t.Run(map[int]string{1: "one", 2: "two"}[limit], func(t *testing.T) {
+			s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+				"tools": map[string]any{"maxConcurrent": limit}}}})
+			makeGate(t, s.ws, "gate-b1")
+			makeGate(t, s.ws, "gate-b2")
+			order := filepath.Join(s.ws, "order.txt")
+			uri := s.open("limit.chat", gatedDoc())
+			s.advance(uri)
+			s.waitText(uri, "`b2`\n\n```flemma:tool status=pending")
+			s.applyAction(uri, "status=pending", "Approve all 2 pending")
+
+			if limit == 2 {
+				started := waitLines(t, order, 2)
+				if !strings.HasSuffix(started[0], "-start") || !strings.HasSuffix(started[1], "-start") {
+					t.Fatalf("with room for two both must start before either ends: %q", started)
+				}
+				openGate(t, filepath.Join(s.ws, "gate-b1"))
+				openGate(t, filepath.Join(s.ws, "gate-b2"))
+				s.waitText(uri, "**Tool Result:** `b1`\n\n```\n(no output)\n```", "**Tool Result:** `b2`\n\n```\n(no output)\n```")
+				return
+			}
+
+			first := strings.TrimSuffix(waitLines(t, order, 1)[0], "-start")
+			second := map[string]string{"b1": "b2", "b2": "b1"}[first]
+			// Both were released together; give the server every chance to
+			// start the second (a full request round trip through a forced
+			// step) before looking: it must still be waiting for the slot.
+			if r := s.advance(uri); r["running"] != float64(2) {
+				t.Errorf("both approved tools count as running (one queued): %v", r)
+			}
+			if lines := waitLines(t, order, 1); len(lines) != 1 {
+				t.Fatalf("the second tool started while the first ran: %q", lines)
+			}
+			openGate(t, filepath.Join(s.ws, "gate-"+first))
+			openGate(t, filepath.Join(s.ws, "gate-"+second)) // blocks until the second reads: it started
+			s.waitText(uri, "**Tool Result:** `b1`\n\n```\n(no output)\n```", "**Tool Result:** `b2`\n\n```\n(no output)\n```")
+			got := strings.Join(waitLines(t, order, 4), ",")
+			if want := first + "-start," + first + "-end," + second + "-start," + second + "-end"; got != want {
+				t.Errorf("order = %s, want %s", got, want)
+			}
+		})
+	}
+}
