@@ -135,7 +135,8 @@ func TestCancelRequestWhileWaiting(t *testing.T) {
 	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
 		"tools": map[string]any{"plugins": []any{map[string]any{"name": "never", "path": plugin}}},
 	}}})
-	uri := s.open("cancel-req.chat", callDoc("read", "toolu_r", `{"path":"x","offset":null,"limit":null}`))
+	// A tool nobody knows yet may come from the loading source: the document waits.
+	uri := s.open("cancel-req.chat", callDoc("nevertool", "toolu_r", `{"x":"y"}`))
 	s.waitDiagnostic(uri, "Waiting for tool definitions to load...")
 	wait, err := s.c.Send(s.ctx, 4242, "workspace/executeCommand", map[string]any{"command": "chatls.advance", "arguments": []any{map[string]any{"uri": uri}}})
 	if err != nil {

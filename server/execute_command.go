@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -36,7 +38,7 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 		}
 	}
 	if p.Command == "chatls.listTools" {
-		return s.listTools(), nil
+		return s.listTools(ctx, args.URI)
 	}
 	if p.Command == "chatls.advance" && args.URI == "" {
 		// Pickers such as Helix's send commands without arguments.
@@ -76,7 +78,10 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 		if err := needID(); err != nil {
 			return nil, err
 		}
-		v := s.decide(ds, doc, doc.ToolUse(args.ID), "")
+		u := doc.ToolUse(args.ID)
+		v := s.decide(ds, doc, u, "")
+		// Clients without a plugin drop the command's result: show it too.
+		s.showMessage(messageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
 		return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps}, nil
 	case "chatls.approve", "chatls.reject":
 		if err := needID(); err != nil {
@@ -125,19 +130,29 @@ func (s *Server) runOne(ds *docState, id string) (any, error) {
 }
 
 // alwaysAllow writes the rule to the workspace or user config and
-// re-categorizes the pending calls it now covers.
+// re-categorizes the pending calls it now covers. A rule in the .chatls.toml
+// of an untrusted workspace would have no effect: it goes to the user config
+// instead, and the user is told.
 func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 	if args.Rule == "" {
 		return nil, invalidParams(fmt.Errorf("chatls.alwaysAllow needs a rule"))
 	}
-	var path string
-	switch args.Scope {
+	if _, err := approval.NewEngine(approval.Sources{User: config.Settings{Tools: config.Tools{AutoApprove: []string{args.Rule}}}, UserFile: "rule"}, nil); err != nil {
+		return nil, invalidParams(fmt.Errorf("chatls.alwaysAllow: %v", err))
+	}
+	root := s.workspaceRoot(ds.path)
+	userPath := s.settings.userPath()
+	scope, path := args.Scope, ""
+	switch scope {
 	case "", "workspace":
-		path = filepath.Join(s.workspaceRoot(ds.path), config.WorkspaceFile)
+		scope, path = "workspace", filepath.Join(root, config.WorkspaceFile)
+		if !s.settings.workspaceApplies(root) {
+			scope, path = "user", userPath
+			s.showMessage(messageInfo, fmt.Sprintf("chatls: %s is not a trusted workspace, so a rule in its %s would have no effect; "+
+				"added %s to %s instead (it applies in every workspace)", root, config.WorkspaceFile, args.Rule, userPath))
+		}
 	case "user":
-		s.settings.mu.Lock()
-		path = s.settings.userPath
-		s.settings.mu.Unlock()
+		path = userPath
 	default:
 		return nil, invalidParams(fmt.Errorf("scope must be \"workspace\" or \"user\", not %q", args.Scope))
 	}
@@ -150,10 +165,10 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 	_, doc, _, _ := s.current(ds.uri)
 	now := map[string]bool{}
 	for _, r := range doc.ToolResults {
-		if r.Status != chatdoc.StatusPending {
+		if r.Status != chatdoc.StatusPending || strings.TrimSpace(r.Content) != "" {
 			continue
 		}
-		if u := doc.ToolUse(r.ID); u != nil && s.decide(ds, doc, u, "rule").Decision == approval.Approve {
+		if u := doc.ToolUse(r.ID); u != nil && u.Valid() && s.decide(ds, doc, u, "rule").Decision == approval.Approve {
 			now[r.ID] = true
 		}
 	}
@@ -168,17 +183,34 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		s.mu.Unlock()
 		ds.wake()
 	}
-	return map[string]any{"file": path, "rule": args.Rule, "approved": len(now)}, nil
+	return map[string]any{"file": path, "scope": scope, "rule": args.Rule, "approved": len(now)}, nil
 }
 
-// listTools describes every tool with its schema and source.
-func (s *Server) listTools() any {
+// listTools describes every tool with its schema and source, once the tool
+// sources are ready (or tools.defaultTimeout passed). With a uri, the
+// timeout is that document's and tools from the .chatls.toml of another
+// workspace are left out.
+func (s *Server) listTools(ctx context.Context, uri string) (any, error) {
+	eff, root := s.settings.effective(), ""
+	if uri != "" {
+		path := uriToPath(uri)
+		eff, root = s.settings.effectiveFor(path), s.workspaceRoot(path)
+	}
+	wait, cancel := context.WithTimeout(ctx, time.Duration(eff.DefaultTimeout)*time.Second)
+	defer cancel()
+	if err := s.registry.WaitReady(wait); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	owners := s.toolSourceRoots()
 	defs := s.registry.List()
 	out := make([]map[string]any, 0, len(defs))
 	for _, d := range defs {
+		if owner := owners[d.Source]; uri != "" && owner != "" && owner != root {
+			continue
+		}
 		out = append(out, map[string]any{"name": d.Name, "description": d.Description, "source": d.Source, "schema": d.Schema, "annotations": d.Annotations})
 	}
-	return out
+	return out, nil
 }
 
 // phaseRank orders phases from "nothing left" to "most happened".

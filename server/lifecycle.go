@@ -2,6 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -42,15 +46,13 @@ func (s *Server) initialize(raw *json.RawMessage) (any, error) {
 	s.initialized = true
 	s.mu.Unlock()
 
-	s.settings.setInitOptions(p.InitializationOptions)
 	userPath := s.opts.UserConfigPath
 	if userPath == "" {
 		userPath = config.UserConfigPath()
 	}
-	s.settings.loadFiles(userPath, roots)
+	s.settings.initialLoad(userPath, roots, p.InitializationOptions)
 	s.openState()
 	s.startToolSources()
-	s.checkSandbox()
 
 	return lspext.InitializeResult{
 		Capabilities: s.capabilities(encName),
@@ -150,30 +152,173 @@ func (s *Server) openState() {
 // startToolSources starts plugin and MCP sources from the trusted settings;
 // requests that need tool definitions wait for them (SPEC §5 (c)).
 func (s *Server) startToolSources() {
-	s.registry.OnChange(s.onSettingsChanged)
+	s.registry.OnChange(s.refreshDocuments)
+	s.applySettings()
+}
+
+// toolSourceConfig picks the plugin and MCP sources out of the trusted
+// settings: the user layers and the .chatls.toml of trusted workspaces (an
+// untrusted repository never starts a program). owners maps each source
+// name to the workspace root it comes from ("" for the user layers).
+func (s *Server) toolSourceConfig() (cfg custom.Config, owners map[string]string) {
+	st := s.settings
+	st.mu.Lock()
+	user := overlay(st.cur.user()...)
+	var roots []string
+	var workspaces []config.Settings
+	for _, root := range slices.Sorted(maps.Keys(st.cur.workspaces)) {
+		if st.trusted[root] {
+			roots = append(roots, root)
+			workspaces = append(workspaces, anchorPrograms(root, st.cur.workspaces[root]))
+		}
+	}
+	st.mu.Unlock()
+	owners = map[string]string{}
+	for i, l := range append([]config.Settings{user}, workspaces...) {
+		owner := ""
+		if i > 0 {
+			owner = roots[i-1]
+		}
+		for _, p := range l.Tools.Plugins {
+			owners["plugin:"+p.Name] = owner
+		}
+		for name := range l.Tools.MCPServers {
+			owners["mcp:"+name] = owner
+		}
+	}
+	return custom.ConfigFrom(user, workspaces...), owners
+}
+
+// anchorPrograms makes the relative program paths of a workspace file
+// relative to its workspace root (bare names stay: they are looked up in $PATH).
+func anchorPrograms(root string, ws config.Settings) config.Settings {
+	anchor := func(p string) string {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || !strings.ContainsRune(p, '/') {
+			return p
+		}
+		return filepath.Join(root, p)
+	}
+	plugins := slices.Clone(ws.Tools.Plugins)
+	for i := range plugins {
+		plugins[i].Path = anchor(plugins[i].Path)
+	}
+	servers := maps.Clone(ws.Tools.MCPServers)
+	for name, m := range servers {
+		m.Command = anchor(m.Command)
+		servers[name] = m
+	}
+	ws.Tools.Plugins, ws.Tools.MCPServers = plugins, servers
+	return ws
+}
+
+// reconcileToolSources starts the sources the settings added, stops the ones
+// they removed, restarts the changed ones and keeps the rest running.
+func (s *Server) reconcileToolSources() {
 	if s.opts.NoCustomTools {
 		return
 	}
-	s.settings.mu.Lock()
-	user := overlay(s.settings.userLayers()...)
-	s.settings.mu.Unlock()
-	s.sources = custom.Sources(user, s.log)
-	custom.Register(s.registry, s.sources, s.settings.defaultTimeout())
+	cfg, owners := s.toolSourceConfig()
+	s.mu.Lock()
+	s.toolOwners = owners
+	s.mu.Unlock()
+	s.toolSet.Reconcile(cfg)
 }
 
-// checkSandbox probes bubblewrap once when the sandbox is enabled. If it is
-// missing, chatls says so once and bash calls are asked for (SPEC §5).
+// toolSourceRoots maps source names to the workspace they come from ("" = user).
+func (s *Server) toolSourceRoots() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.toolOwners
+}
+
+// updateBuiltins rebuilds the built-ins when tools.web_fetch.allowHosts
+// changed. It runs right after each commit of new settings, not later with
+// applySettings, so that a call decided under the new settings practically
+// never starts with the old hosts.
+func (s *Server) updateBuiltins() {
+	hosts := s.settings.effective().WebFetchAllowHosts
+	s.mu.Lock()
+	same := slices.Equal(hosts, s.webFetchHosts)
+	s.webFetchHosts = slices.Clone(hosts)
+	s.mu.Unlock()
+	if !same {
+		s.registry.SetBuiltins(tools.Builtins(tools.BuiltinOptions{WebFetchAllowHosts: hosts}))
+	}
+}
+
+// checkSandbox probes bubblewrap for every configuration that enables the
+// sandbox, again after each settings change. When it cannot run, chatls says
+// so once per distinct failure and bash calls are asked for (SPEC §5).
 func (s *Server) checkSandbox() {
-	eff := s.settings.effective()
+	problems := map[string]string{}
+	for _, eff := range s.settings.allEffective() {
+		if !eff.Sandbox.Enabled {
+			continue
+		}
+		if _, done := problems[eff.Sandbox.Bwrap]; done {
+			continue
+		}
+		problems[eff.Sandbox.Bwrap] = ""
+		if err := tools.SandboxAvailable(eff.Sandbox.Bwrap); err != nil {
+			problems[eff.Sandbox.Bwrap] = err.Error()
+		}
+	}
+	var tell []string
+	s.mu.Lock()
+	s.sandboxProblems = problems
+	for _, p := range problems {
+		if p != "" && !s.sandboxReported[p] {
+			s.sandboxReported[p] = true
+			tell = append(tell, p)
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(tell)
+	for _, p := range tell {
+		s.showMessage(messageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call will ask for approval")
+	}
+}
+
+// sandboxProblem is why bubblewrap cannot run for these settings, or "" (also
+// when the sandbox is off). Settings not probed yet (a change whose
+// checkSandbox is still to come) are probed now: the answer is cached.
+func (s *Server) sandboxProblem(eff config.Effective) string {
 	if !eff.Sandbox.Enabled {
-		return
+		return ""
+	}
+	s.mu.Lock()
+	p, probed := s.sandboxProblems[eff.Sandbox.Bwrap]
+	s.mu.Unlock()
+	if probed {
+		return p
 	}
 	if err := tools.SandboxAvailable(eff.Sandbox.Bwrap); err != nil {
-		s.mu.Lock()
-		s.sandboxProblem = err.Error()
-		s.mu.Unlock()
-		s.showMessage(messageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+err.Error()+"); every bash call will ask for approval")
+		return err.Error()
 	}
+	return ""
+}
+
+// sandboxUnavailable is why bubblewrap cannot run although the session's
+// settings enable the sandbox, or "".
+func (s *Server) sandboxUnavailable() string {
+	return s.sandboxProblem(s.settings.effective())
+}
+
+// sandboxProblemFor is why bubblewrap cannot run although the settings of
+// the document at path, or of the session, enable the sandbox, or "".
+func (s *Server) sandboxProblemFor(path string) string {
+	if p := s.sandboxProblem(s.settings.effectiveFor(path)); p != "" {
+		return p
+	}
+	return s.sandboxUnavailable()
+}
+
+// sandboxActiveFor says whether bash of the document at path runs inside
+// bubblewrap: its settings and the session's enable the sandbox (tools run
+// with the session's) and bubblewrap works for both.
+func (s *Server) sandboxActiveFor(path string) bool {
+	doc, session := s.settings.effectiveFor(path), s.settings.effective()
+	return doc.Sandbox.Enabled && session.Sandbox.Enabled && s.sandboxProblemFor(path) == ""
 }
 
 func (s *Server) afterInitialized() {

@@ -23,7 +23,9 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	engine, err := s.engineFor(ds, doc)
 	if err != nil {
 		s.log.Warn("policy unavailable; asking the user", zap.Error(err))
-		return approval.Verdict{Decision: approval.RequireApproval, Reason: "the policy could not be loaded: " + err.Error()}
+		reason := "the policy could not be loaded: " + err.Error()
+		return approval.Verdict{Decision: approval.RequireApproval, Reason: reason,
+			Steps: []approval.Step{{Resolver: "default", Decision: approval.RequireApproval, Reason: reason}}}
 	}
 	ctx, cancel := context.WithTimeout(s.baseCtx, decisionTimeout)
 	defer cancel()
@@ -32,7 +34,7 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
 	if v.Decision == approval.Approve && u.Name == "bash" {
-		if problem := s.sandboxUnavailable(); problem != "" {
+		if problem := s.sandboxProblemFor(ds.path); problem != "" {
 			// Never run unsandboxed under a policy that assumed a sandbox:
 			// with bubblewrap broken, every bash call asks (SPEC §5).
 			v.Steps = append(v.Steps, approval.Step{Resolver: "sandbox", Priority: 25, Decision: approval.RequireApproval,
@@ -41,10 +43,10 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		}
 	}
 	if logSource != "" && s.decisions != nil {
-		_ = s.decisions.Write(approval.LogEntry{
+		_ = s.decisions.Write(v.LogEntry(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
-			InputHash: inputHash(u), Decision: string(v.Decision), Source: logSource,
-		})
+			InputHash: inputHash(u), Source: logSource,
+		}))
 	}
 	return v
 }
@@ -62,8 +64,12 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		}
 	}
 	root := s.workspaceRoot(ds.path)
+	if err := st.brokenFor(root); err != nil {
+		return nil, err
+	}
+	sandboxActive := s.sandboxActiveFor(ds.path)
 	st.mu.Lock()
-	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s", st.generation, root, ds.path, fmKey)
+	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%t", st.generation, root, ds.path, fmKey, sandboxActive)
 	if st.engines == nil {
 		st.engines = map[string]*approval.Engine{}
 	}
@@ -73,12 +79,12 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	}
 	src := approval.Sources{
 		User:          overlay(st.userLayers()...),
-		UserFile:      st.userPath,
-		Workspace:     st.workspaces[root],
+		UserFile:      st.cur.userPath,
+		Workspace:     st.cur.workspaces[root],
 		WorkspaceFile: filepath.Join(root, config.WorkspaceFile),
 		Frontmatter:   ops,
 		DocPath:       ds.path,
-		SandboxActive: st.eff.Sandbox.Enabled && s.sandboxUnavailable() == "",
+		SandboxActive: sandboxActive,
 	}
 	st.mu.Unlock()
 	engine, err := approval.NewEngine(src, s.log)
@@ -86,7 +92,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		return nil, err
 	}
 	st.mu.Lock()
-	if len(st.engines) > 64 {
+	if st.engines == nil || len(st.engines) > 64 {
 		st.engines = map[string]*approval.Engine{}
 	}
 	st.engines[key] = engine
@@ -94,13 +100,32 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	return engine, nil
 }
 
-// onSettingsChanged applies new settings to the next decisions; nothing
-// already decided is re-categorized (SPEC §4 issue: "applies to the next decision").
+// onSettingsChanged applies new settings: tool sources, built-in options and
+// the sandbox probe follow them; documents get new diagnostics and hints.
+// The next decisions use the new policy; nothing already decided is
+// re-categorized (docs/policy.md "Live reload").
 func (s *Server) onSettingsChanged() {
+	s.applySettings()
+	s.refreshDocuments()
+}
+
+// applySettings makes the runtime follow the settings; serialized, since
+// file watches, the editor and chatls.alwaysAllow may change them at once.
+func (s *Server) applySettings() {
+	st := s.settings
+	st.apply.Lock()
+	defer st.apply.Unlock()
+	s.runner.SetMaxConcurrent(st.effective().MaxConcurrent)
+	s.reconcileToolSources()
+	s.checkSandbox()
+}
+
+// refreshDocuments recomputes what documents show after a change of
+// settings or tool definitions.
+func (s *Server) refreshDocuments() {
 	s.settings.mu.Lock()
 	s.settings.engines = nil
 	s.settings.mu.Unlock()
-	s.runner.SetMaxConcurrent(s.settings.effective().MaxConcurrent)
 	s.mu.Lock()
 	docs := make([]*docState, 0, len(s.docs))
 	for _, ds := range s.docs {
@@ -136,12 +161,4 @@ func (s *Server) workspaceRoot(path string) string {
 		return "."
 	}
 	return filepath.Dir(path)
-}
-
-// sandboxUnavailable is why bubblewrap cannot run although the sandbox is
-// enabled, or "".
-func (s *Server) sandboxUnavailable() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sandboxProblem
 }

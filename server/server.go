@@ -56,13 +56,21 @@ type Server struct {
 	cancels      map[string]context.CancelFunc
 	settings     *settingsState
 
-	registry  *tools.Registry
-	sources   []tools.Source // plugins and MCP servers, closed on exit
-	runner    *tools.Runner
-	journal   *journal.Journal
-	decisions *approval.DecisionLog
-	// sandboxProblem is set when bubblewrap was wanted but cannot start.
-	sandboxProblem string
+	registry *tools.Registry
+	// webFetchHosts is the tools.web_fetch.allowHosts the built-ins were built with.
+	webFetchHosts []string
+	// toolSet runs the plugins and MCP servers of the trusted settings,
+	// reconciled after every change and closed on exit; toolOwners maps its
+	// source names to the workspace root they come from ("" = user layers).
+	toolSet    *custom.Set
+	toolOwners map[string]string
+	runner     *tools.Runner
+	journal    *journal.Journal
+	decisions  *approval.DecisionLog
+	// sandboxProblems maps each bubblewrap binary in use to why it cannot
+	// start ("" when it works); sandboxReported are the problems already shown.
+	sandboxProblems map[string]string
+	sandboxReported map[string]bool
 
 	// tasks counts running tool goroutines so shutdown can wait for them.
 	tasks sync.WaitGroup
@@ -89,9 +97,12 @@ func New(opts Options) *Server {
 		encName: lspext.EncodingUTF16,
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
+
+		sandboxReported: map[string]bool{},
 	}
 	s.settings = newSettingsState(s)
 	s.registry = tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	s.toolSet = custom.NewSet(s.registry, s.log)
 	s.runner = tools.NewRunner(s.registry, 4)
 	return s
 }
@@ -127,7 +138,7 @@ func (s *Server) shutdownWork() {
 		// restarted chatls reports them instead of running them again.
 		s.runner.CancelAll()
 		s.tasks.Wait()
-		if err := custom.Close(s.sources); err != nil {
+		if err := s.toolSet.Close(); err != nil {
 			s.log.Warn("closing tool sources", zap.Error(err))
 		}
 		s.settings.close()

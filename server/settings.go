@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,38 +14,108 @@ import (
 	"github.com/chatls/chatls/config"
 )
 
+// Labels of the editor layers in messages (they have no file:line), and
+// the key both share for "loaded at least once": the previous editor
+// settings, from either message, are the last good ones.
+const (
+	labelInitOptions = "initializationOptions"
+	labelPulled      = "workspace/configuration"
+	keyEditor        = "editor settings"
+)
+
 // settingsState holds every configuration layer (SPEC §4): the editor's
-// settings (initializationOptions, then workspace/configuration), the user
-// file and each workspace's .chatls.toml, reloaded live when files change.
+// settings (initializationOptions, then workspace/configuration or
+// didChangeConfiguration), the user file and each workspace's .chatls.toml,
+// reloaded live when files change. A change is validated — the policy it
+// gives must compile — before it replaces the last good layers.
 type settingsState struct {
-	s  *Server
-	mu sync.Mutex
+	s *Server
+	// update serializes changes: decode, validate, commit.
+	update sync.Mutex
+	// apply serializes what follows a change: tool sources, sandbox probe.
+	apply sync.Mutex
 
-	initOptions config.Settings
-	pulled      config.Settings
-	userPath    string
-	userFile    config.Settings
-	userErr     error
-	workspaces  map[string]config.Settings // root → .chatls.toml
-	wsErrs      map[string]error
-
-	eff        config.Effective
+	mu     sync.Mutex
+	cur    layers
+	loaded map[string]bool  // sources that loaded at least once
+	failed map[string]error // sources broken since the start: the policy asks for everything
+	// trusted maps each workspace root with a .chatls.toml to whether
+	// trust.workspaces of the user layers matches it.
+	trusted    map[string]bool
+	eff        config.Effective // the session's settings; see effective
+	effByRoot  map[string]config.Effective
+	userOnly   config.Effective
 	generation int
 	sem        chan struct{}
 	watcher    *config.Watcher
 	engines    map[string]*approval.Engine
 }
 
+// layers is one complete configuration; changes are validated on a copy.
+type layers struct {
+	userPath    string
+	userFile    config.Settings
+	initOptions config.Settings
+	pulled      config.Settings
+	roots       []string
+	workspaces  map[string]config.Settings // root → .chatls.toml
+}
+
+func (l layers) clone() layers {
+	l.workspaces = maps.Clone(l.workspaces)
+	if l.workspaces == nil {
+		l.workspaces = map[string]config.Settings{}
+	}
+	l.roots = slices.Clone(l.roots)
+	return l
+}
+
+// user are the trusted layers in order of increasing precedence.
+func (l layers) user() []config.Settings {
+	return []config.Settings{l.userFile, l.initOptions, l.pulled}
+}
+
 func newSettingsState(s *Server) *settingsState {
-	st := &settingsState{s: s, workspaces: map[string]config.Settings{}, wsErrs: map[string]error{}}
-	st.recompute()
+	st := &settingsState{s: s, loaded: map[string]bool{}, failed: map[string]error{}}
+	st.cur = st.cur.clone()
+	st.mu.Lock()
+	st.recomputeLocked()
+	st.mu.Unlock()
 	return st
 }
 
+// effective is the session's settings: the user layers plus, with one
+// workspace folder, its .chatls.toml (whole when trusted, else only what
+// narrows); with several folders only what each of them narrows. The
+// sandbox is on when any document's settings turn it on, so nothing runs
+// unsandboxed that a document's policy assumed sandboxed.
 func (st *settingsState) effective() config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.eff
+}
+
+// effectiveFor is the settings of the document at path: the user layers
+// plus the .chatls.toml of its workspace root (narrowing only when untrusted).
+func (st *settingsState) effectiveFor(path string) config.Effective {
+	root := st.s.workspaceRoot(path)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e, ok := st.effByRoot[root]; ok {
+		return e
+	}
+	return st.userOnly
+}
+
+// allEffective lists every distinct configuration in use (for the sandbox probe).
+func (st *settingsState) allEffective() []config.Effective {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := []config.Effective{st.eff, st.userOnly}
+	for _, root := range slices.Sorted(maps.Keys(st.effByRoot)) {
+		out = append(out, st.effByRoot[root])
+	}
+	return out
 }
 
 func (st *settingsState) defaultTimeout() time.Duration {
@@ -57,34 +129,178 @@ func (st *settingsState) semaphore() chan struct{} {
 	return st.sem
 }
 
-// userLayers are the trusted layers in order of increasing precedence.
+// userLayers are the trusted layers in order of increasing precedence;
+// callers hold st.mu.
 func (st *settingsState) userLayers() []config.Settings {
-	return []config.Settings{st.userFile, st.initOptions, st.pulled}
+	return st.cur.user()
 }
 
-// recompute derives the effective settings; callers hold no lock.
-func (st *settingsState) recompute() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	e := config.Merge(st.userLayers()...)
-	st.eff = e
+// recomputeLocked derives trust and the effective settings from cur.
+func (st *settingsState) recomputeLocked() {
+	user := st.cur.user()
+	trust := overlay(user...).Trust
+	st.userOnly = config.Merge(user...)
+	st.trusted = map[string]bool{}
+	st.effByRoot = map[string]config.Effective{}
+	narrowing := slices.Clone(user)
+	for _, root := range slices.Sorted(maps.Keys(st.cur.workspaces)) {
+		ws := st.cur.workspaces[root]
+		t := isTrusted(trust, root)
+		st.trusted[root] = t
+		if !t {
+			ws = config.UntrustedView(ws)
+		}
+		st.effByRoot[root] = config.Merge(append(slices.Clone(user), ws)...)
+		narrowing = append(narrowing, config.UntrustedView(ws))
+	}
+	if len(st.cur.roots) == 1 {
+		if e, ok := st.effByRoot[st.cur.roots[0]]; ok {
+			st.eff = e
+		} else {
+			st.eff = st.userOnly
+		}
+	} else {
+		st.eff = config.Merge(narrowing...)
+	}
+	for _, e := range st.effByRoot {
+		st.eff.Sandbox.Enabled = st.eff.Sandbox.Enabled || e.Sandbox.Enabled
+		st.eff.Sandbox.Network = st.eff.Sandbox.Network && e.Sandbox.Network
+	}
+	st.eff.Sandbox.Enabled = st.eff.Sandbox.Enabled || st.userOnly.Sandbox.Enabled
 	if st.sem == nil || cap(st.sem) != st.eff.MaxConcurrent {
 		st.sem = make(chan struct{}, st.eff.MaxConcurrent)
 	}
 	st.generation++
+	st.engines = nil
 }
 
-// loadFiles reads the user file and the workspace files and watches them.
-func (st *settingsState) loadFiles(userPath string, roots []string) {
+// isTrusted applies the policy's own trust rule (trust.workspaces globs).
+func isTrusted(trust config.Trust, root string) bool {
+	e, err := approval.NewEngine(approval.Sources{User: config.Settings{Trust: trust}, WorkspaceRoot: root}, nil)
+	return err == nil && e.Trusted()
+}
+
+// change applies one step to a copy of the layers, checks that the policy
+// still compiles and commits it. On error the last good layers stay and the
+// error is shown; the step's key names the source for "broken since the
+// start" tracking.
+func (st *settingsState) change(s step) bool {
+	st.update.Lock()
+	defer st.update.Unlock()
 	st.mu.Lock()
-	st.userPath = userPath
+	cand := st.cur.clone()
 	st.mu.Unlock()
-	st.reloadFile(userPath)
+	s.apply(&cand)
+	if err := validateLayers(cand, st.s.log); err != nil {
+		st.reject(s.key, s.prefix, err)
+		return false
+	}
+	st.mu.Lock()
+	st.cur = cand
+	st.loaded[s.key] = true
+	delete(st.failed, s.key)
+	st.recomputeLocked()
+	st.mu.Unlock()
+	st.s.updateBuiltins()
+	return true
+}
+
+// reject reports a broken source. A source that never loaded has no last
+// good version: rather than drop its deny rules, the policy asks for every
+// call until it is fixed.
+func (st *settingsState) reject(key, prefix string, err error) {
+	st.mu.Lock()
+	first := !st.loaded[key]
+	if first {
+		st.failed[key] = err
+		st.engines = nil
+		st.generation++
+	}
+	st.mu.Unlock()
+	consequence := " (keeping the last good configuration)"
+	if first {
+		consequence = " (every tool call asks for approval until this is fixed)"
+	}
+	st.s.showMessage(messageError, "chatls: "+prefix+err.Error()+consequence)
+}
+
+// brokenFor is the error that makes the policy of a document under root
+// ask for everything, or nil.
+func (st *settingsState) brokenFor(root string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, key := range []string{st.cur.userPath, keyEditor, filepath.Join(root, config.WorkspaceFile)} {
+		if err := st.failed[key]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateLayers compiles the policy of a candidate configuration: each
+// trusted layer alone, so an error names its own source, then every
+// workspace over the merged user layers.
+func validateLayers(c layers, log *zap.Logger) error {
+	user := overlay(c.user()...)
+	named := []struct {
+		s     config.Settings
+		label string
+	}{{c.userFile, c.userPath}, {c.initOptions, labelInitOptions}, {c.pulled, labelPulled}}
+	for _, l := range named {
+		alone := l.s
+		alone.Tools.Presets = user.Tools.Presets // presets may be defined in another layer
+		if _, err := approval.NewEngine(approval.Sources{User: alone, UserFile: l.label}, log); err != nil {
+			return err
+		}
+	}
+	for _, root := range slices.Sorted(maps.Keys(c.workspaces)) {
+		if _, err := approval.NewEngine(approval.Sources{
+			User: user, UserFile: c.userPath,
+			Workspace: c.workspaces[root], WorkspaceFile: filepath.Join(root, config.WorkspaceFile), WorkspaceRoot: root,
+		}, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step is one source's new settings, ready to be validated and committed.
+type step struct {
+	key, prefix string
+	apply       func(*layers)
+}
+
+// initialLoad reads initializationOptions, the user file and the workspace
+// files, validates them together and watches the files. If they don't fit
+// together, they are added one by one (user file, editor, workspaces) and
+// the ones that break the policy are refused and shown.
+func (st *settingsState) initialLoad(userPath string, roots []string, initOptions any) {
+	st.mu.Lock()
+	st.cur.userPath = userPath
+	st.cur.roots = slices.Clone(roots)
+	st.mu.Unlock()
+	var steps []step
+	if s, ok := st.readFile(userPath); ok {
+		steps = append(steps, s)
+	}
+	if initOptions != nil {
+		data, _ := json.Marshal(initOptions)
+		if s, ok := st.decodeEditor(labelInitOptions, data); ok {
+			steps = append(steps, s)
+		}
+	}
 	paths := []string{userPath}
 	for _, root := range roots {
 		p := filepath.Join(root, config.WorkspaceFile)
-		st.reloadFile(p)
 		paths = append(paths, p)
+		if s, ok := st.readFile(p); ok {
+			steps = append(steps, s)
+		}
+	}
+	if !st.changeAll(steps) {
+		for _, s := range steps {
+			st.change(s)
+		}
 	}
 	w, err := config.Watch(paths, func(path string) {
 		st.reloadFile(path)
@@ -99,50 +315,87 @@ func (st *settingsState) loadFiles(userPath string, roots []string) {
 	st.mu.Unlock()
 }
 
-// reloadFile reloads one config file. A broken file keeps the last good
-// configuration and the error is shown to the user.
-func (st *settingsState) reloadFile(path string) {
+// changeAll commits every step at once if the result validates.
+func (st *settingsState) changeAll(steps []step) bool {
+	st.update.Lock()
+	defer st.update.Unlock()
+	st.mu.Lock()
+	cand := st.cur.clone()
+	st.mu.Unlock()
+	for _, s := range steps {
+		s.apply(&cand)
+	}
+	if validateLayers(cand, st.s.log) != nil {
+		return false
+	}
+	st.mu.Lock()
+	st.cur = cand
+	for _, s := range steps {
+		st.loaded[s.key] = true
+		delete(st.failed, s.key)
+	}
+	st.recomputeLocked()
+	st.mu.Unlock()
+	st.s.updateBuiltins()
+	return true
+}
+
+// readFile decodes one config file into a step; a broken file (bad TOML, a
+// bad rule, a failing rule example) is refused and shown with file:line.
+func (st *settingsState) readFile(path string) (step, bool) {
 	settings, warnings, err := config.LoadFile(path)
 	for _, w := range warnings {
 		st.s.showMessage(messageWarning, "chatls: "+w.String())
 	}
+	if err != nil {
+		st.reject(path, "", err)
+		return step{}, false
+	}
 	st.mu.Lock()
-	isUser := path == st.userPath
-	root := filepath.Dir(path)
-	if err != nil {
-		if isUser {
-			st.userErr = err
-		} else {
-			st.wsErrs[root] = err
-		}
-	} else if isUser {
-		st.userFile, st.userErr = settings, nil
-	} else {
-		st.workspaces[root] = settings
-		delete(st.wsErrs, root)
-	}
+	isUser := path == st.cur.userPath
 	st.mu.Unlock()
-	if err != nil {
-		st.s.showMessage(messageError, "chatls: "+err.Error()+" (keeping the last good configuration)")
-	}
-	st.recompute()
+	return step{key: path, apply: func(c *layers) {
+		if isUser {
+			c.userFile = settings
+		} else {
+			c.workspaces[filepath.Dir(path)] = settings
+		}
+	}}, true
 }
 
-// setInitOptions takes the settings object of initializationOptions.
-func (st *settingsState) setInitOptions(raw any) {
-	if raw == nil {
-		return
-	}
-	data, _ := json.Marshal(raw)
+// reloadFile reloads one config file. A broken file keeps the last good
+// configuration and the error (with file:line) is shown to the user. It
+// reports whether the file loaded.
+func (st *settingsState) reloadFile(path string) bool {
+	s, ok := st.readFile(path)
+	return ok && st.change(s)
+}
+
+// decodeEditor decodes one editor layer into a step; bad settings are refused and shown.
+func (st *settingsState) decodeEditor(label string, data json.RawMessage) (step, bool) {
 	settings, warnings, err := config.DecodeJSON(data)
-	st.report(warnings, err)
-	if err != nil {
-		return
+	for _, w := range warnings {
+		st.s.showMessage(messageWarning, "chatls: "+w.String())
 	}
-	st.mu.Lock()
-	st.initOptions = settings
-	st.mu.Unlock()
-	st.recompute()
+	prefix := "invalid settings (" + label + "): "
+	if err != nil {
+		st.reject(keyEditor, prefix, err)
+		return step{}, false
+	}
+	return step{key: keyEditor, prefix: prefix, apply: func(c *layers) {
+		if label == labelInitOptions {
+			c.initOptions = settings
+		} else {
+			c.pulled = settings
+		}
+	}}, true
+}
+
+// setEditor applies one editor layer; bad settings keep the previous ones
+// and are shown.
+func (st *settingsState) setEditor(label string, data json.RawMessage) bool {
+	s, ok := st.decodeEditor(label, data)
+	return ok && st.change(s)
 }
 
 // pull asks the client for section "chatls" (workspace/configuration).
@@ -163,15 +416,7 @@ func (st *settingsState) pull() {
 	if len(result) == 0 || string(result[0]) == "null" {
 		return
 	}
-	settings, warnings, err := config.DecodeJSON(result[0])
-	st.report(warnings, err)
-	if err != nil {
-		return
-	}
-	st.mu.Lock()
-	st.pulled = settings
-	st.mu.Unlock()
-	st.recompute()
+	st.setEditor(labelPulled, result[0])
 }
 
 // reloadEditorSettings handles workspace/didChangeConfiguration: settings in
@@ -181,27 +426,11 @@ func (st *settingsState) reloadEditorSettings(raw *json.RawMessage) {
 		Settings json.RawMessage `json:"settings"`
 	}
 	if raw != nil && json.Unmarshal(*raw, &p) == nil && len(p.Settings) > 0 && string(p.Settings) != "null" {
-		settings, warnings, err := config.DecodeJSON(p.Settings)
-		st.report(warnings, err)
-		if err == nil {
-			st.mu.Lock()
-			st.pulled = settings
-			st.mu.Unlock()
-			st.recompute()
-		}
+		st.setEditor(labelPulled, p.Settings)
 	} else {
 		st.pull()
 	}
 	st.s.onSettingsChanged()
-}
-
-func (st *settingsState) report(warnings []config.Warning, err error) {
-	for _, w := range warnings {
-		st.s.showMessage(messageWarning, "chatls: "+w.String())
-	}
-	if err != nil {
-		st.s.showMessage(messageError, "chatls: invalid settings: "+err.Error())
-	}
 }
 
 func (st *settingsState) close() {
@@ -252,4 +481,20 @@ func deepMerge(dst, src map[string]any) {
 		}
 		dst[k] = v
 	}
+}
+
+// userPath is the user config file.
+func (st *settingsState) userPath() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cur.userPath
+}
+
+// workspaceApplies says whether rules in root's .chatls.toml take effect:
+// the file is loaded (root is a workspace folder) and trusted.
+func (st *settingsState) workspaceApplies(root string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, loaded := st.cur.workspaces[root]
+	return loaded && st.trusted[root]
 }
