@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,6 +28,10 @@ const (
 	codeWaitingTools  = "waiting-for-tools"
 	codeSandbox       = "sandbox-unavailable"
 )
+
+// fileRefs checks `@./file` references; stats are shared by all documents
+// and reused for two seconds, so typing does not stat every reference again.
+var fileRefs = &surface.FileRefChecker{TTL: 2 * time.Second}
 
 func (s *Server) scheduleDiagnostics(ds *docState) {
 	s.mu.Lock()
@@ -97,12 +102,14 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 	ready := s.registry.Ready()
 	for _, d := range surface.ToolDiagnostics(doc, s.registry) {
 		if !ready && d.Code == surface.CodeUnknownTool {
-			continue // it may be one of the tools still loading
+			// It may be one of the tools still loading: say so there, and
+			// only there (documents using built-ins alone wait for nothing).
+			d.Severity, d.Code, d.Message = chatdoc.SeverityInformation, codeWaitingTools, msgWaitingTools
 		}
 		diags = append(diags, d)
 	}
-	if !ready {
-		diags = append(diags, chatdoc.Diagnostic{Span: chatdoc.Span{}, Severity: chatdoc.SeverityInformation, Code: codeWaitingTools, Message: msgWaitingTools})
+	if ds.path != "" {
+		diags = append(diags, fileRefs.Diagnostics(doc, filepath.Dir(ds.path))...)
 	}
 	for name, err := range s.registry.SourceErrors() {
 		diags = append(diags, chatdoc.Diagnostic{Severity: chatdoc.SeverityWarning, Code: "tool-source-failed", Message: fmt.Sprintf("tool source %s failed: %v", name, err)})

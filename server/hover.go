@@ -3,9 +3,15 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
@@ -33,23 +39,20 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 		info.Annotations = info.Tool.Annotations
 	} else {
 		info.Tool = tools.Definition{Name: u.Name}
+		info.Loading = !s.registry.Ready()
 	}
 	if r != nil {
 		info.Status = string(r.Status)
 		if info.Status == "" {
-			info.Status = "finished"
+			info.Status = "done"
 		}
 	}
 	if ds != nil {
 		v := s.decide(ds, doc, u, "")
-		info.Decision, info.Trace = string(v.Decision), v.Format()
-		s.mu.Lock()
-		if rs := ds.running[u.ID]; rs != nil {
-			started := rs.started
-			info.Started = &started
-			info.Status = "running"
+		info.Decision, info.Trace = decisionLine(v), v.Format()
+		if status := s.sessionTimes(ds, u.ID, &info); status != "" {
+			info.Status = status
 		}
-		s.mu.Unlock()
 		if problem := s.sandboxUnavailable(); problem != "" && u.Name == "bash" {
 			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); bash calls ask for approval"
 		}
@@ -62,4 +65,89 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 		"contents": map[string]any{"kind": "markdown", "value": surface.HoverMarkdown(info)},
 		"range":    toLSPRange(doc.Range(span, snap.enc)),
 	}, nil
+}
+
+// sessionTimes fills the execution times known for a call and returns its
+// live status ("queued", "running"), or "" when it is not running (the
+// document's status then stands). A runState is queued until runTool names
+// it (a slot is free and the journal recorded the start); its started time
+// is then the start. A finished run's time comes from the execution journal.
+func (s *Server) sessionTimes(ds *docState, id string, info *surface.HoverInfo) string {
+	s.mu.Lock()
+	rs := ds.running[id]
+	var since time.Time
+	named := false
+	if rs != nil {
+		since, named = rs.started, rs.name != ""
+	}
+	s.mu.Unlock()
+	switch {
+	case rs != nil && named:
+		info.Started = &since
+		return "running"
+	case rs != nil:
+		info.Queued = &since
+		return "queued"
+	}
+	if s.journal != nil {
+		if rec, ok := s.journal.Recorded(ds.journalKey(), id); ok && rec.Kind != journal.KindResolution && !rec.Time.IsZero() {
+			finished := rec.Time.Local()
+			info.Finished = &finished
+		}
+	}
+	return ""
+}
+
+// decisionLine is the decision word and what made it: "deny — rule
+// `bash(rm *)` (~/work/.chatls.toml:3)", or the reason when no rule did
+// ("require_approval — no resolver approved this call").
+func decisionLine(v approval.Verdict) string {
+	line := string(v.Decision)
+	var decider *approval.Step
+	for i := range v.Steps {
+		if v.Steps[i].Decision == v.Decision {
+			decider = &v.Steps[i] // the first with the final word; any deny wins
+			break
+		}
+	}
+	switch {
+	case decider != nil && decider.Rule != "":
+		line += " — rule " + inlineCode(decider.Rule)
+		if decider.File != "" {
+			loc := homeRelative(decider.File)
+			if decider.Line > 0 {
+				loc += ":" + strconv.Itoa(decider.Line)
+			}
+			line += " (" + loc + ")"
+		}
+	case decider != nil && decider.Reason != "":
+		line += " — " + strings.Join(strings.Fields(decider.Reason), " ")
+	case v.Reason != "":
+		line += " — " + strings.Join(strings.Fields(v.Reason), " ")
+	}
+	return line
+}
+
+// inlineCode wraps s in enough backticks for Markdown.
+func inlineCode(s string) string {
+	ticks := "`"
+	for strings.Contains(s, ticks) {
+		ticks += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return ticks + s + ticks
+}
+
+// homeRelative shows a path under the home directory as ~/….
+func homeRelative(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(home, "/")+"/"); ok {
+		return "~/" + rest
+	}
+	return path
 }

@@ -15,7 +15,10 @@ import (
 
 // inlayHints shows a preview of each call inside its empty placeholder, at
 // the end of the fence opener line (SPEC §3); a running call shows its
-// elapsed time.
+// elapsed time. While custom tool sources load, calls of a tool not known
+// yet say so (on the placeholder, or on the tool-use header when there is
+// none yet). Only hints whose position lies in the requested range are
+// returned: clients ask for the visible lines.
 func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
 	var p lspext.InlayHintParams
 	if err := decodeParams(raw, &p); err != nil {
@@ -26,22 +29,39 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 	}
 	doc := snap.doc
 	span := doc.Span(fromLSPRange(p.Range), snap.enc)
+	inRange := func(off int) bool { return span.Start <= off && off <= span.End }
 	ds, _, _, _ := s.current(snap.uri)
 	maxLen := s.settings.effective().InlayHintsMaxLength
+	waiting := !s.registry.Ready()
 	hints := []lspext.InlayHint{}
+	add := func(off int, label, tooltip string) {
+		pos := doc.Lines.Position(off, snap.enc)
+		hints = append(hints, lspext.InlayHint{
+			Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
+			Label:       label,
+			PaddingLeft: true,
+			Tooltip:     tooltip,
+		})
+	}
+	unknown := func(name string) bool {
+		_, known := s.registry.Lookup(name)
+		return !known
+	}
 	for _, m := range messagesIn(doc, span) {
+		if waiting {
+			for _, u := range m.ToolUses {
+				if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && unknown(u.Name) {
+					add(u.HeaderSpan.End, msgWaitingTools, "chatls: the tool "+u.Name+" may come from a tool source that is still loading")
+				}
+			}
+		}
 		for _, r := range m.ToolResults {
-			if r.Fence == nil {
+			if r.Fence == nil || !inRange(r.Fence.OpenerSpan.End) {
 				continue
 			}
 			if !r.IsPlaceholder() {
 				if path := fullOutputPath(r.Content); path != "" {
-					pos := doc.Lines.Position(r.Fence.OpenerSpan.End, snap.enc)
-					hints = append(hints, lspext.InlayHint{
-						Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
-						Label:       "truncated · full output: " + path,
-						PaddingLeft: true,
-					})
+					add(r.Fence.OpenerSpan.End, "truncated · full output: "+path, "")
 				}
 				continue
 			}
@@ -53,7 +73,7 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 				continue
 			}
 			label := s.preview(u, maxLen)
-			if _, known := s.registry.Lookup(u.Name); !known && !s.registry.Ready() {
+			if waiting && unknown(u.Name) {
 				label = msgWaitingTools
 			}
 			if ds != nil {
@@ -63,13 +83,7 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 				}
 				s.mu.Unlock()
 			}
-			pos := doc.Lines.Position(r.Fence.OpenerSpan.End, snap.enc)
-			hints = append(hints, lspext.InlayHint{
-				Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
-				Label:       label,
-				PaddingLeft: true,
-				Tooltip:     "chatls: " + string(r.Status),
-			})
+			add(r.Fence.OpenerSpan.End, label, "chatls: "+string(r.Status))
 		}
 	}
 	return hints, nil

@@ -1,8 +1,11 @@
 package surface
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/chatdoc/chatgen"
@@ -225,4 +228,48 @@ func BenchmarkFoldingRangesKeystroke10MB(b *testing.B) {
 	benchKeystroke(b, bench10MB(b), func(doc *chatdoc.Document, _ chatdoc.Position) {
 		FoldingRanges(doc, chatdoc.UTF16)
 	})
+}
+
+var (
+	refDocOnce sync.Once
+	refDoc     *chatdoc.Document
+)
+
+// bench10MBFileRefs is the 10 MB document with a reference to a (missing)
+// file in each of its 7,676 You messages, all different.
+func bench10MBFileRefs(b *testing.B) *chatdoc.Document {
+	b.Helper()
+	refDocOnce.Do(func() {
+		parts := strings.Split(chatgen.Generate(10<<20, 1), "@You:\n")
+		for i := 1; i < len(parts); i++ {
+			parts[i] = fmt.Sprintf("See @./notes/n%d.md\n", i) + parts[i]
+		}
+		refDoc = chatdoc.Parse(strings.Join(parts, "@You:\n"))
+	})
+	return refDoc
+}
+
+// BenchmarkFileRefDiagnostics10MB: the missing-file check after a keystroke
+// while typing (stats reused within the TTL).
+func BenchmarkFileRefDiagnostics10MB(b *testing.B) {
+	doc := bench10MBFileRefs(b)
+	c := &FileRefChecker{TTL: time.Hour}
+	dir := b.TempDir()
+	if n := len(c.Diagnostics(doc, dir)); n < 5000 {
+		b.Fatalf("%d diagnostics, want one per reference", n)
+	}
+	for b.Loop() {
+		c.Diagnostics(doc, dir)
+	}
+}
+
+// BenchmarkFileRefDiagnosticsCold10MB stats every referenced file (the
+// first run, or the first after the TTL).
+func BenchmarkFileRefDiagnosticsCold10MB(b *testing.B) {
+	doc := bench10MBFileRefs(b)
+	c := &FileRefChecker{TTL: 0}
+	dir := b.TempDir()
+	for b.Loop() {
+		c.Diagnostics(doc, dir)
+	}
 }

@@ -46,13 +46,19 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 // fileURI builds a file:// URI by hand: go.lsp.dev/uri percent-decodes
 // wrongly (STYLE.md), and url.URL escapes spaces, '#' and '?' correctly.
 func fileURI(dir, path string) string {
-	path = strings.TrimPrefix(path, "@")
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Clean(path))}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(refPath(dir, path))}
 	if !strings.HasPrefix(u.Path, "/") {
 		u.Path = "/" + u.Path // Windows drive letters: file:///C:/…
 	}
 	return u.String()
+}
+
+// refPath is the file a reference names, resolved against the document's
+// directory.
+func refPath(dir, path string) string {
+	path = strings.TrimPrefix(path, "@")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	return filepath.Clean(path)
 }

@@ -101,7 +101,7 @@ func runFixture(t *testing.T, corpusPath, fixturePath string) {
 	}
 }
 
-var goldenOrder = []string{"diagnostics", "inlay hints", "code actions", "hover", "semantic tokens", "symbols", "folding", "links", "completion", "selection"}
+var goldenOrder = []string{"diagnostics", "inlay hints", "code actions", "code lenses", "hover", "semantic tokens", "symbols", "folding", "links", "completion", "selection"}
 
 func section(ar *archive, name string) string {
 	for _, f := range ar.Files {
@@ -133,12 +133,23 @@ type editor struct {
 	text string
 }
 
-func openEditor(t *testing.T, text, encName string, enc chatdoc.Encoding) *editor {
+// openEditor opens text as ws/doc.chat; files (paths relative to ws) are
+// created first, for `@./file` references that must resolve.
+func openEditor(t *testing.T, text, encName string, enc chatdoc.Encoding, files ...string) *editor {
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range files {
+		path := filepath.Join(ws, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("fixture file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(base, "config"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
@@ -214,10 +225,27 @@ func (e *editor) wire(off int) wirePos {
 
 func (e *editor) wireSpan(s chatdoc.Span) wireRange { return wireRange{e.wire(s.Start), e.wire(s.End)} }
 
-// where renders a range as "L3 "covered text"" (1-based line).
+// where renders a range as "L3 "covered text"" (1-based line). The
+// mapper clamps a character past the end of its line, which would hide a
+// range that covers a line's "\r": such ends are flagged.
 func (e *editor) where(r wireRange) string {
 	s := e.span(r)
-	return fmt.Sprintf("L%d %s", r.Start.Line+1, quote(e.text[s.Start:s.End]))
+	return fmt.Sprintf("L%d %s%s", r.Start.Line+1, quote(e.text[s.Start:s.End]), e.pastLineEnd(r.Start)+e.pastLineEnd(r.End))
+}
+
+// pastLineEnd is " [past line end]" when p's character lies beyond the
+// text of its line (the line ending excluded).
+func (e *editor) pastLineEnd(p wirePos) string {
+	if p.Line >= e.doc.Lines.LineCount() {
+		return ""
+	}
+	start := e.doc.Lines.LineStart(p.Line)
+	end := start + strings.IndexByte(e.text[start:]+"\n", '\n')
+	end -= len(e.text[start:end]) - len(strings.TrimSuffix(e.text[start:end], "\r"))
+	if p.Character > e.doc.Lines.Position(end, e.enc).Character {
+		return " [past line end]"
+	}
+	return ""
 }
 
 // quote shows text in one line, cutting long stretches in the middle.
@@ -236,13 +264,14 @@ func (e *editor) scrub(s string) string {
 
 // markerList parses "KIND TEXT" lines; TEXT holds "|" at the cursor and
 // "\\n" for a line break, and is found at its first occurrence in the document.
+// "file PATH" lines are not markers (see fixtureFiles).
 func (e *editor) markerList(markers string) (out []struct {
 	kind, line string
 	off        int
 }) {
 	for _, line := range strings.Split(markers, "\n") {
 		kind, pattern, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if !ok || strings.HasPrefix(line, "#") {
+		if !ok || strings.HasPrefix(line, "#") || kind == "file" {
 			continue
 		}
 		pattern = strings.ReplaceAll(pattern, `\n`, "\n")
@@ -259,12 +288,25 @@ func (e *editor) markerList(markers string) (out []struct {
 	return out
 }
 
+// fixtureFiles are the "file PATH" lines of the markers section: files
+// that exist in the workspace beside the document.
+func fixtureFiles(markers string) []string {
+	var files []string
+	for _, line := range strings.Split(markers, "\n") {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "file "); ok {
+			files = append(files, strings.TrimSpace(path))
+		}
+	}
+	return files
+}
+
 func render(t *testing.T, text, encName string, enc chatdoc.Encoding, markers string) map[string]string {
-	e := openEditor(t, text, encName, enc)
+	e := openEditor(t, text, encName, enc, fixtureFiles(markers)...)
 	return map[string]string{
 		"diagnostics":     e.diagnostics(),
 		"inlay hints":     e.inlayHints(),
 		"code actions":    e.codeActions(),
+		"code lenses":     e.codeLenses(),
 		"hover":           e.hovers(),
 		"semantic tokens": e.semanticTokens(),
 		"symbols":         e.symbols(),
@@ -393,6 +435,29 @@ func (e *editor) renderAction(a wireAction) string {
 		}
 		after := chatdoc.ApplyEdits(e.text, ce)
 		b.WriteString(udiff.Unified("a/doc.chat", "b/doc.chat", e.text, after))
+	}
+	return b.String()
+}
+
+// codeLenses lists each lens as its line, title and command.
+func (e *editor) codeLenses() string {
+	var lenses []struct {
+		Range   wireRange `json:"range"`
+		Command *struct {
+			Title     string `json:"title"`
+			Command   string `json:"command"`
+			Arguments []any  `json:"arguments"`
+		} `json:"command"`
+	}
+	e.call("textDocument/codeLens", map[string]any{}, &lenses)
+	var b strings.Builder
+	for _, l := range lenses {
+		if l.Command == nil {
+			fmt.Fprintf(&b, "%s (unresolved)\n", e.where(l.Range))
+			continue
+		}
+		args, _ := json.Marshal(l.Command.Arguments)
+		fmt.Fprintf(&b, "%s %s → %s %s\n", e.where(l.Range), l.Command.Title, l.Command.Command, e.scrub(string(args)))
 	}
 	return b.String()
 }

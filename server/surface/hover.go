@@ -14,13 +14,19 @@ import (
 // HoverInfo is everything the hover over a tool use or placeholder shows.
 // The server fills it from the registry, the policy trace and the runner.
 type HoverInfo struct {
-	Tool     tools.Definition
-	Known    bool
+	Tool  tools.Definition
+	Known bool
+	// Loading: the tool is unknown but tool sources are still loading.
+	Loading  bool
 	Input    map[string]any
 	RawInput string // shown when Input is nil (the JSON did not parse)
 	Decision string // one line, e.g. "require_approval — rule `bash` (user config.toml:3)"
 	Trace    string // multi-line trace text from the policy
 	Status   string
+	// Queued, Started and Finished are the execution's times as far as the
+	// server knows them (nil when unknown): queued waits for a free slot
+	// (tools.maxConcurrent), started runs, finished has its result.
+	Queued   *time.Time
 	Started  *time.Time
 	Finished *time.Time
 	// Annotations are MCP tool hints: shown, never trusted for approval.
@@ -40,6 +46,8 @@ func HoverMarkdown(h HoverInfo) string {
 		name = "tool"
 	}
 	switch {
+	case !h.Known && h.Loading:
+		fmt.Fprintf(&b, "### `%s` · not known yet\n\nWaiting for tool definitions to load...\n", displayText(name))
 	case !h.Known:
 		fmt.Fprintf(&b, "### `%s` · unknown tool\n\nNo registered tool has this name; the call cannot run.\n", displayText(name))
 	case h.Tool.Source != "":
@@ -103,25 +111,43 @@ func longestBacktickRun(s string) int {
 	return longest
 }
 
-// statusLine is e.g. "running for 3.2s (started 2024-05-01 10:42:01)".
+// statusLine is the status, then the times known, e.g.
+// "done · queued 2025-05-01 10:42:00, started 2025-05-01 10:42:01, finished
+// 10:42:03 after 2.3s" or "running · started 2025-05-01 10:42:01, running for 3s".
 func statusLine(h HoverInfo) string {
-	status := strings.TrimSpace(h.Status)
-	var parts []string
+	var times []string
+	if h.Queued != nil && (h.Started == nil || !h.Started.Equal(*h.Queued)) {
+		times = append(times, "queued "+stamp(*h.Queued))
+	}
+	if h.Started != nil {
+		times = append(times, "started "+stamp(*h.Started))
+	}
 	switch {
 	case h.Started != nil && h.Finished != nil:
-		parts = append(parts, fmt.Sprintf("started %s, finished after %s", stamp(*h.Started), roundDuration(h.Finished.Sub(*h.Started))))
-	case h.Started != nil:
-		parts = append(parts, fmt.Sprintf("started %s, running for %s", stamp(*h.Started), roundDuration(now().Sub(*h.Started))))
+		times = append(times, fmt.Sprintf("finished %s after %s", laterStamp(*h.Started, *h.Finished), roundDuration(h.Finished.Sub(*h.Started))))
 	case h.Finished != nil:
-		parts = append(parts, "finished "+stamp(*h.Finished))
+		times = append(times, "finished "+stamp(*h.Finished))
+	case h.Started != nil:
+		times = append(times, "running for "+roundDuration(now().Sub(*h.Started)))
+	case h.Queued != nil:
+		times = append(times, "waiting for a free slot for "+roundDuration(now().Sub(*h.Queued)))
 	}
-	if len(parts) == 0 {
-		return displayTextOrEmpty(status)
+	status := displayTextOrEmpty(strings.TrimSpace(h.Status))
+	switch {
+	case len(times) == 0:
+		return status
+	case status == "":
+		return strings.Join(times, ", ")
 	}
-	if status == "" {
-		return parts[0]
+	return status + " · " + strings.Join(times, ", ")
+}
+
+// laterStamp omits the date when it is the same as earlier's.
+func laterStamp(earlier, later time.Time) string {
+	if y, m, d := later.Date(); earlier.Year() == y && earlier.Month() == m && earlier.Day() == d {
+		return later.Format("15:04:05")
 	}
-	return displayTextOrEmpty(status) + " · " + parts[0]
+	return stamp(later)
 }
 
 func displayTextOrEmpty(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

@@ -13,6 +13,7 @@ import (
 func TestHoverMarkdown(t *testing.T) {
 	start := time.Date(2025, 5, 1, 10, 42, 1, 0, time.UTC)
 	end := start.Add(2300 * time.Millisecond)
+	queued, nextDay := start.Add(-10*time.Second), start.Add(24*time.Hour)
 	now = func() time.Time { return start.Add(3 * time.Second) }
 	defer func() { now = time.Now }()
 
@@ -34,7 +35,21 @@ func TestHoverMarkdown(t *testing.T) {
 			},
 			want: "### `bash` · builtin\n\nRun a shell command.\n\n**Input**\n\n````json\n{\n  \"command\": \"echo ```<hi>```\",\n  \"timeout\": null\n}\n````\n\n" +
 				"**Decision:** require_approval — rule `bash` (~/.config/chatls/config.toml:3)\n\n```text\nuser config: pass\nworkspace: require_approval (rule bash, .chatls.toml:3)\n```\n\n" +
-				"**Status:** done · started 2025-05-01 10:42:01, finished after 2.3s\n",
+				"**Status:** done · started 2025-05-01 10:42:01, finished 10:42:03 after 2.3s\n",
+		},
+		{
+			name: "queued, then finished the next day",
+			info: HoverInfo{
+				Tool: tools.Definition{Name: "calculator"}, Known: true, Input: map[string]any{"expression": "1+1"},
+				Status: "done", Queued: &queued, Started: &start, Finished: &nextDay,
+			},
+			want: "### `calculator`\n\n**Input**\n\n```json\n{\n  \"expression\": \"1+1\"\n}\n```\n\n" +
+				"**Status:** done · queued 2025-05-01 10:41:51, started 2025-05-01 10:42:01, finished 2025-05-02 10:42:01 after 24h0m0s\n",
+		},
+		{
+			name: "waiting for a slot",
+			info: HoverInfo{Tool: tools.Definition{Name: "bash"}, Known: true, Input: map[string]any{}, Status: "queued", Queued: &start},
+			want: "### `bash`\n\n**Input**\n\n```json\n{}\n```\n\n**Status:** queued · queued 2025-05-01 10:42:01, waiting for a free slot for 3s\n",
 		},
 		{
 			name: "running MCP tool with annotations",
@@ -53,6 +68,11 @@ func TestHoverMarkdown(t *testing.T) {
 			name: "unknown tool with broken input",
 			info: HoverInfo{Tool: tools.Definition{Name: "reed"}, RawInput: "{\"path\": \n"},
 			want: "### `reed` · unknown tool\n\nNo registered tool has this name; the call cannot run.\n\n**Input**\n\n```json\n{\"path\":\n```\n",
+		},
+		{
+			name: "unknown while tool sources load",
+			info: HoverInfo{Tool: tools.Definition{Name: "slowtool"}, Loading: true, Input: map[string]any{"x": "y"}, Status: "no result yet"},
+			want: "### `slowtool` · not known yet\n\nWaiting for tool definitions to load...\n\n**Input**\n\n```json\n{\n  \"x\": \"y\"\n}\n```\n\n**Status:** no result yet\n",
 		},
 		{
 			name: "empty",

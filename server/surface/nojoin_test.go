@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/chatdoc/chatgen"
 )
@@ -23,11 +25,20 @@ func TestRequestsDoNotJoinText(t *testing.T) {
 		"**Tool Use:** `reed` (`bad_1`)\n\n```json\n{\"path\": \"a.go\"}\n```\n\n" +
 		"**Tool Use:** `edit` (`bad_2`)\n\n```json\n{\"oldText\": 1}\n```\n\n" +
 		"@You:\nAnd this:\n\n```go\nfunc f() {\n"
-	base := chatdoc.Parse("---\n{\"tools\": [\"bash\", \"re\"]}\n---\n" + chatgen.Generate(1<<20, 7) + tail)
+	// JSON frontmatter (a fence on line 1) so that completion in it reads
+	// the frontmatter through the window.
+	base := chatdoc.Parse("```json\n{\"flemma\": {\"tools\": {\"auto_approve\": [\"bash\", \"re\"]}}}\n```\n" + chatgen.Generate(1<<20, 7) + tail)
+	if base.Frontmatter == nil || base.Frontmatter.Language != "json" {
+		t.Fatal("the document must start with JSON frontmatter")
+	}
+	frontmatterString := chatdoc.Position{Line: 1, Character: 50} // after "re" in ["bash", "re"]
+	if items := Completion(base, chatdoc.UTF16, frontmatterString, []string{"read"}); !hasLabel(items, "$readonly") {
+		t.Fatalf("the position must be in a frontmatter list entry (tool names and presets offered), got %v", items)
+	}
 	reg := newFakeRegistry()
 	last := base.Messages[len(base.Messages)-1]
 	positions := []chatdoc.Position{
-		{Line: 1, Character: 22}, // in a frontmatter string
+		frontmatterString,
 		base.Lines.Position(last.Span.Start+1, chatdoc.UTF16),
 		base.Lines.Position(base.Len(), chatdoc.UTF16),
 		base.Lines.Position(base.Len()/2, chatdoc.UTF16),
@@ -70,6 +81,15 @@ func TestRequestsDoNotJoinText(t *testing.T) {
 			t.Errorf("%s allocates %d more bytes on a new snapshot than on a joined one (text %d bytes): it joins the text", r.name, extra, base.Len())
 		}
 	}
+}
+
+func hasLabel(items []protocol.CompletionItem, label string) bool {
+	for _, it := range items {
+		if it.Label == label {
+			return true
+		}
+	}
+	return false
 }
 
 func allocatedBy(f func()) int64 {

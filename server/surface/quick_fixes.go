@@ -50,7 +50,10 @@ var inlineRoleMarker = regexp.MustCompile(`^@(\w+):[ \t]*`)
 // (empty if the line does not start with one). Hand-written rather than
 // inlineRoleMarker because semantic tokens call it for every message.
 func inlineMarkerSpan(text *textWindow, off int) chatdoc.Span {
-	start := text.lineStart(off) // in the window, with its whole line
+	// lineStart alone may leave the window ending at off (a line start):
+	// load off's whole line before reading it.
+	text.need(off, off, true)
+	start := text.lineStart(off)
 	if start >= text.n {
 		return chatdoc.Span{}
 	}
