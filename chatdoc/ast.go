@@ -126,8 +126,9 @@ type AbortMarker struct {
 
 // FileRef is an `@./path` reference in message text.
 type FileRef struct {
-	Span Span
-	Path string
+	Span Span   // `@` through the path (and `;type=MIME` when given)
+	Path string // as Flemma reads it: URL-decoded, without `;type=`
+	MIME string // the `;type=` override, if any
 }
 
 // Message is one `@Role:` section.
@@ -154,6 +155,13 @@ type Frontmatter struct {
 	Options []OptionOp
 	// Vars are template variables (other globals / top-level JSON keys).
 	Vars map[string]any
+	// Error is non-empty when the frontmatter could not be evaluated
+	// completely: an unsupported language, a syntax or runtime error, a
+	// limit of the sandbox. Options then hold only what was recorded before
+	// the failure, not the document's whole intent (a later removal or deny
+	// may be missing), so a consumer must fail safe. The same text is the
+	// first frontmatter diagnostic.
+	Error string
 
 	codeStart int // offset of Code in the document
 }
@@ -184,6 +192,7 @@ type Document struct {
 
 	bodyStart  int          // end of the frontmatter: where messages (or ignored text) begin
 	fmDiags    []Diagnostic // frontmatter findings, kept for incremental updates
+	preDiags   []Diagnostic // findings before the first marker (an unclosed fence)
 	idFindings []idFinding  // duplicate and orphan IDs, by list index
 	ids        idIndex      // first tool use and result per ID
 

@@ -17,6 +17,8 @@ const (
 	CodeOrphanResult          = "orphan-result"
 	CodeResultNoFence         = "result-no-fence"
 	CodeResultUnclosedFence   = "result-unclosed-fence"
+	CodeUnclosedFence         = "unclosed-fence"
+	CodeRoleMarkerInFence     = "role-marker-in-fence"
 	CodeUnknownStatus         = "unknown-status"
 	CodeConflictingStatus     = "conflicting-status"
 	CodeThinkingUnclosed      = "thinking-unclosed"

@@ -143,8 +143,13 @@ func placeholderSlot(d *Document, assistant, you *Message, order int) (at int, b
 		at = you.ToolResults[earlier].Span.End
 		before = nl
 	case later >= 0:
-		// The line before a result is (normally) blank already.
-		return you.ToolResults[later].Span.Start, "", nl
+		// Before the first result for a later tool use; a blank line must
+		// precede the placeholder (the line above may be the marker).
+		at = you.ToolResults[later].Span.Start
+		if prev := d.Lines.LineOf(at) - 1; prev >= 0 && !isBlank(strings.TrimSuffix(d.Slice(d.Lines.LineStart(prev), at), "\n")) {
+			before = nl
+		}
+		return at, before, nl
 	default:
 		at = d.lineAfter(you.MarkerSpan.End)
 		before = nl
@@ -196,6 +201,10 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		return nil, fmt.Errorf("no tool result with ID %s", id)
 	case st == StatusDone:
 		return nil, fmt.Errorf("a finished result has no status; use ReplaceWithResult")
+	case !r.IsPlaceholder():
+		// Also an `(error)` result: its word is a status, but rewriting it
+		// would turn a finished result back into a placeholder.
+		return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
 	case r.StatusSpan != (Span{}):
 		if d.Slice(r.StatusSpan.Start, r.StatusSpan.End) == string(st) {
 			return nil, nil
@@ -210,8 +219,33 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		}
 		at := r.Fence.OpenerSpan.Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
 		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
+	case r.Dialect == DialectSuffix:
+		return suffixStatusEdit(d, r, st)
 	}
-	return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
+	return nil, fmt.Errorf("tool result %s has no status word to set", id)
+}
+
+// suffixStatusEdit sets the status of a suffix placeholder that has no
+// status word, which reads as pending: `()` becomes `(approved)`,
+// `(sandbox=false)` becomes `(status=approved sandbox=false)`, and an
+// empty `status=` token gets its value.
+func suffixStatusEdit(d *Document, r *ToolResult, st Status) ([]TextEdit, error) {
+	line := d.Slice(r.HeaderSpan.Start, r.HeaderSpan.End)
+	_, _, sufAt, sufLen, ok := toolResultHeader(line)
+	if !ok || sufAt == 0 {
+		return nil, fmt.Errorf("tool result %s: no header suffix", r.ID)
+	}
+	suffix := line[sufAt : sufAt+sufLen]
+	at := r.HeaderSpan.Start + sufAt
+	switch i := emptyStatusToken(suffix); {
+	case i >= 0:
+		at += i + len("status=")
+		return []TextEdit{{Span: Span{at, at}, NewText: string(st)}}, nil
+	case isBlank(suffix):
+		return []TextEdit{{Span: Span{at, at + sufLen}, NewText: string(st)}}, nil
+	}
+	at += len(suffix) - len(strings.TrimLeft(suffix, " \t"))
+	return []TextEdit{{Span: Span{at, at}, NewText: "status=" + string(st) + " "}}, nil
 }
 
 // emptyStatusToken is the offset of a `status=` token with no value in a
@@ -250,7 +284,14 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 	}
 	b.WriteString(nl + nl + fence + nl)
 	if content != "" {
-		b.WriteString(content + nl)
+		b.WriteString(content)
+		if strings.HasSuffix(content, "\r") {
+			// The parser drops a `\r` before the last line ending; a CRLF
+			// ending keeps the content's own `\r` (SPEC: content verbatim).
+			b.WriteString("\r\n")
+		} else {
+			b.WriteString(nl)
+		}
 	}
 	b.WriteString(fence)
 	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {

@@ -4,11 +4,13 @@ import (
 	"strings"
 )
 
-// fileRefs records `@./path` and `@../path` references in You messages. The
-// reference starts at the line start or after whitespace or "(", and ends at
-// whitespace; trailing punctuation is not part of the path (as in Flemma).
+// fileRefs records `@./path` and `@../path` references in You and System
+// messages, read as Flemma reads them: the reference starts at the line
+// start or after whitespace or "(" and ends at whitespace; a `;type=MIME`
+// suffix names the MIME type; otherwise trailing ASCII punctuation is not
+// part of it; the path is URL-decoded (`%20` and `+` are spaces).
 func (s *bodyScanner) fileRefs(line string, lineStart int) {
-	if s.role() != "You" || strings.IndexByte(line, '@') < 0 {
+	if role := s.role(); role != "You" && role != "System" || strings.IndexByte(line, '@') < 0 {
 		return
 	}
 	for i := 0; i < len(line); i++ {
@@ -23,19 +25,76 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 		for n < len(rest) && !isSpace(rest[n]) {
 			n++
 		}
-		path := strings.TrimRight(rest[:n], ".,;:!?)]}'\"`")
-		if path == "." || path == ".." || strings.HasSuffix(path, "/") && strings.Trim(path, "./") == "" {
+		raw, path, mime := splitFileRef(rest[:n])
+		i += n
+		if strings.Trim(path, "./") == "" {
 			continue
 		}
-		start := lineStart + i
-		s.cur.FileRefs = append(s.cur.FileRefs, &FileRef{Span: Span{start, start + 1 + len(path)}, Path: path})
-		i += n
+		start := lineStart + i - n
+		s.cur.FileRefs = append(s.cur.FileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime})
 	}
 }
 
+// splitFileRef reads a reference without its "@": the part that belongs to
+// it (raw), the decoded path and the MIME override.
+func splitFileRef(ref string) (raw, path, mime string) {
+	if semi := strings.IndexByte(ref, ';'); semi > 0 && strings.HasPrefix(ref[semi+1:], "type=") && semi+len(";type=") < len(ref) {
+		mime = trimPunctRight(ref[semi+len(";type="):])
+		raw = ref[:semi+len(";type=")+len(mime)]
+		return raw, urlDecode(ref[:semi]), mime
+	}
+	raw = trimPunctRight(ref)
+	return raw, urlDecode(raw), ""
+}
+
+// trimPunctRight drops trailing ASCII punctuation (Lua's %p).
+func trimPunctRight(s string) string {
+	for len(s) > 0 && isASCIIPunct(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+// urlDecode turns "+" into a space and %XX into its byte, leaving anything
+// else (an invalid escape) as written, like Flemma's url_decode.
+func urlDecode(s string) string {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b.WriteByte(' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
 // FileRefDiagnostics flags references whose file is missing. exists is asked
-// with each reference's path as written (relative to the document's
-// directory); chatdoc itself never touches the file system.
+// with each reference's decoded path (relative to the document's directory);
+// chatdoc itself never touches the file system.
 func FileRefDiagnostics(d *Document, exists func(path string) bool) []Diagnostic {
 	var out []Diagnostic
 	for _, m := range d.Messages {

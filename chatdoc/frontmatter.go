@@ -40,34 +40,21 @@ func lineAt(text string, pos int) (string, int) {
 // evaluateFrontmatter fills Options and Vars. Chunk line k (1-based) of the
 // code is document line k (0-based), since the opener is line 0.
 func evaluateFrontmatter(fm *Frontmatter, opener Span) []Diagnostic {
+	var diags []Diagnostic
 	switch fm.Language {
 	case "lua":
-		return evaluateLua(fm)
+		diags = evaluateLua(fm)
 	case "json":
-		return evaluateJSON(fm)
+		diags = evaluateJSON(fm)
+	default:
+		diags = []Diagnostic{diag(opener, SeverityError, CodeFrontmatterLanguage, "", messageFrontmatterLangFmt, fm.Language)}
 	}
-	return []Diagnostic{diag(opener, SeverityError, CodeFrontmatterLanguage, "", messageFrontmatterLangFmt, fm.Language)}
+	if len(diags) > 0 {
+		fm.Error = diags[0].Message
+	}
+	return diags
 }
 
 // codeLineSpan is the span of chunk line `line` (1-based) of the code,
 // without its line ending; out-of-range lines give the opener line.
-func codeLineSpan(fm *Frontmatter, line int) Span {
-	code := fm.Code
-	start := 0
-	for l := 1; l < line; l++ {
-		i := strings.IndexByte(code[start:], '\n')
-		if i < 0 {
-			return Span{0, fm.codeStart - 1}
-		}
-		start += i + 1
-	}
-	end := len(code)
-	if i := strings.IndexByte(code[start:], '\n'); i >= 0 {
-		end = start + i
-	}
-	end = start + len(trimSpaceRight(code[start:end]))
-	if line < 1 || start == len(code) {
-		return Span{0, fm.codeStart - 1}
-	}
-	return Span{fm.codeStart + start, fm.codeStart + end}
-}
+func codeLineSpan(fm *Frontmatter, line int) Span { return newCodeLines(fm).span(line) }

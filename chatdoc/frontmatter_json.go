@@ -8,6 +8,14 @@ import (
 	"strings"
 )
 
+// Limits of JSON frontmatter. Options are a few levels deep (tools.bash.
+// timeout); template variables may nest more, but not without bound: the
+// decoder and the walks recurse once per level.
+const (
+	jsonMaxDepth      = 200  // nesting of any value
+	jsonMaxOptionPath = 1024 // bytes of a dotted option path
+)
+
 // jsonNode is a decoded JSON value that keeps object key order and where each
 // value started, so options come out in the order written, with their lines.
 type jsonNode struct {
@@ -20,23 +28,18 @@ type jsonNode struct {
 	keyEnd int // for object members: where the key ends (0 otherwise)
 }
 
-// line is the 1-based code line of the member's key, else of the value's end.
-func (n *jsonNode) line(code string) int {
-	if n.keyEnd > 0 {
-		return codeLineOf(code, n.keyEnd)
-	}
-	return codeLineOf(code, n.offset)
-}
-
 // jsonOperators are applied in this order whatever order they are written in:
 // replace first, then add, then take out (so a removal always wins).
 var jsonOperators = []struct{ key, op string }{
 	{"$set", "set"}, {"$append", "append"}, {"$prepend", "prepend"}, {"$remove", "remove"},
 }
 
+var errJSONTooDeep = fmt.Errorf("nested more than %d levels deep", jsonMaxDepth)
+
 func evaluateJSON(fm *Frontmatter) []Diagnostic {
+	lines := newCodeLines(fm)
 	dec := json.NewDecoder(strings.NewReader(fm.Code))
-	root, err := decodeJSONNode(dec)
+	root, err := decodeJSONNode(dec, 0)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
 			err = fmt.Errorf("unexpected data after the top-level object")
@@ -48,17 +51,17 @@ func evaluateJSON(fm *Frontmatter) []Diagnostic {
 		if errors.As(err, &syn) {
 			offset = int(syn.Offset)
 		}
-		return []Diagnostic{diag(codeLineSpan(fm, codeLineOf(fm.Code, offset)), SeverityError, CodeFrontmatterError, "",
+		return []Diagnostic{diag(lines.span(lines.lineOf(offset)), SeverityError, CodeFrontmatterError, "",
 			"Frontmatter error: %v", err)}
 	}
 	if !root.isObj {
 		return []Diagnostic{diag(Span{0, fm.codeStart - 1}, SeverityError, CodeFrontmatterError, "",
 			"Frontmatter error: JSON frontmatter must be an object")}
 	}
-	j := jsonOptions{fm: fm}
+	j := jsonOptions{fm: fm, lines: lines}
 	for i, key := range root.keys {
 		if key == "flemma" || key == "chatls" {
-			j.walk(root.values[i], "")
+			j.walk(root.values[i], key)
 			continue
 		}
 		if fm.Vars == nil {
@@ -69,7 +72,9 @@ func evaluateJSON(fm *Frontmatter) []Diagnostic {
 	return j.diags
 }
 
-func decodeJSONNode(dec *json.Decoder) (*jsonNode, error) {
+// decodeJSONNode reads one value; depth bounds the recursion (a frontmatter
+// of five million "[" must give an error, not overflow the stack).
+func decodeJSONNode(dec *json.Decoder, depth int) (*jsonNode, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -78,6 +83,9 @@ func decodeJSONNode(dec *json.Decoder) (*jsonNode, error) {
 		return nil, err
 	}
 	n := &jsonNode{}
+	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') && depth >= jsonMaxDepth {
+		return nil, errJSONTooDeep
+	}
 	switch tok {
 	case json.Delim('{'):
 		n.isObj = true
@@ -87,7 +95,7 @@ func decodeJSONNode(dec *json.Decoder) (*jsonNode, error) {
 				return nil, err
 			}
 			keyEnd := int(dec.InputOffset())
-			child, err := decodeJSONNode(dec)
+			child, err := decodeJSONNode(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +107,7 @@ func decodeJSONNode(dec *json.Decoder) (*jsonNode, error) {
 	case json.Delim('['):
 		n.isArr = true
 		for dec.More() {
-			child, err := decodeJSONNode(dec)
+			child, err := decodeJSONNode(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -132,45 +140,60 @@ func (n *jsonNode) plain() any {
 	return n.scalar
 }
 
-// codeLineOf is the 1-based line of offset within code.
-func codeLineOf(code string, offset int) int {
-	offset = max(0, min(offset, len(code)))
-	return strings.Count(code[:offset], "\n") + 1
-}
-
+// jsonOptions walks the option objects. The dotted path of the object being
+// walked is kept as a stack of keys and joined only when an option or an
+// error needs it, so deep or wide objects cost time linear in their size.
 type jsonOptions struct {
 	fm    *Frontmatter
+	lines *codeLines
+	keys  []string // path from the option root ("flemma" or "chatls" excluded)
+	size  int      // len(path())
 	diags []Diagnostic
 }
 
+// line is the 1-based code line of the member's key, else of the value's end.
+func (j *jsonOptions) line(n *jsonNode) int {
+	if n.keyEnd > 0 {
+		return j.lines.lineOf(n.keyEnd)
+	}
+	return j.lines.lineOf(n.offset)
+}
+
+func (j *jsonOptions) path() string { return strings.Join(j.keys, ".") }
+
 func (j *jsonOptions) fail(n *jsonNode, format string, args ...any) {
-	line := n.line(j.fm.Code)
-	j.diags = append(j.diags, diag(codeLineSpan(j.fm, line), SeverityError, CodeFrontmatterError, "",
+	j.diags = append(j.diags, diag(j.lines.span(j.line(n)), SeverityError, CodeFrontmatterError, "",
 		"Frontmatter error: "+format, args...))
 }
 
-func (j *jsonOptions) emit(n *jsonNode, path, op string, values []any) {
-	j.fm.Options = append(j.fm.Options, OptionOp{Path: path, Op: op, Values: values,
-		Line: n.line(j.fm.Code)})
+func (j *jsonOptions) emit(n *jsonNode, op string, values []any) {
+	j.fm.Options = append(j.fm.Options, OptionOp{Path: j.path(), Op: op, Values: values, Line: j.line(n)})
 }
 
-func (j *jsonOptions) walk(n *jsonNode, path string) {
+// walk reads an options object; root names it ("flemma") for messages.
+func (j *jsonOptions) walk(n *jsonNode, root string) {
 	if !n.isObj {
-		j.fail(n, "%q must be an object of options", nonEmpty(path, "flemma"))
+		j.fail(n, "%q must be an object of options", nonEmpty(j.path(), root))
 		return
 	}
 	for i, key := range n.keys {
-		child, p := n.values[i], childPath(path, key)
+		child := n.values[i]
+		j.keys = append(j.keys, key)
+		j.size += len(key) + 1
 		switch {
+		case j.size > jsonMaxOptionPath+1:
+			j.fail(child, "option name longer than %d bytes", jsonMaxOptionPath)
 		case child.isObj && hasOperatorKey(child):
-			j.operators(child, p)
+			j.operators(child)
 		case child.isObj:
-			j.walk(child, p)
+			j.walk(child, root)
 		default:
-			if values, ok := j.values(child, p); ok {
-				j.emit(child, p, "set", values)
+			if values, ok := j.values(child); ok {
+				j.emit(child, "set", values)
 			}
 		}
+		j.keys = j.keys[:len(j.keys)-1]
+		j.size -= len(key) + 1
 	}
 }
 
@@ -183,18 +206,18 @@ func hasOperatorKey(n *jsonNode) bool {
 	return false
 }
 
-func (j *jsonOptions) operators(n *jsonNode, path string) {
+func (j *jsonOptions) operators(n *jsonNode) {
 	for _, k := range n.keys {
 		if !isJSONOperator(k) {
-			j.fail(n, "%s: unknown key %q (operators are $set, $append, $prepend, $remove)", path, k)
+			j.fail(n, "%s: unknown key %q (operators are $set, $append, $prepend, $remove)", j.path(), k)
 			return
 		}
 	}
 	for _, op := range jsonOperators {
 		for i, k := range n.keys {
 			if k == op.key {
-				if values, ok := j.values(n.values[i], path); ok {
-					j.emit(n.values[i], path, op.op, values)
+				if values, ok := j.values(n.values[i]); ok {
+					j.emit(n.values[i], op.op, values)
 				}
 			}
 		}
@@ -211,9 +234,9 @@ func isJSONOperator(key string) bool {
 }
 
 // values reads a scalar or a list of scalars; null clears the option.
-func (j *jsonOptions) values(n *jsonNode, path string) ([]any, bool) {
+func (j *jsonOptions) values(n *jsonNode) ([]any, bool) {
 	if n.isObj {
-		j.fail(n, "%s: expected a value or a list", path)
+		j.fail(n, "%s: expected a value or a list", j.path())
 		return nil, false
 	}
 	if !n.isArr {
@@ -225,7 +248,7 @@ func (j *jsonOptions) values(n *jsonNode, path string) ([]any, bool) {
 	out := make([]any, 0, len(n.values))
 	for _, item := range n.values {
 		if item.isObj || item.isArr {
-			j.fail(item, "%s: list items must be strings, numbers or booleans", path)
+			j.fail(item, "%s: list items must be strings, numbers or booleans", j.path())
 			return nil, false
 		}
 		out = append(out, item.scalar)

@@ -1,67 +1,53 @@
 package chatdoc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 )
 
-// Limits of the frontmatter VM. A frontmatter sets a few options in well under
-// a millisecond; anything near these limits is a mistake or an attack.
 const (
-	luaTimeout        = 100 * time.Millisecond
-	luaAllocLimit     = 64 << 20 // bytes allocated (process-wide) while the script runs
-	luaMaxStringRep   = 16 << 20
 	luaCallStackSize  = 200
 	luaRegistryMax    = 256 * 1024
-	luaMonitorPeriod  = time.Millisecond
 	luaChunkName      = "frontmatter"
 	luaMaxConvertDeep = 8
 )
 
 var (
-	errLuaMemory  = errors.New("the frontmatter used too much memory")
-	errLuaTimeout = errors.New("the frontmatter ran too long (over 100ms)")
-	// Runtime errors say "frontmatter:3: …", syntax errors "frontmatter line:3(column:7) …".
-	luaWhere = regexp.MustCompile(`^` + luaChunkName + `(?::| line:)(\d+)(?::|\(column:\d+\))\s*`)
+	// Runtime errors say "frontmatter:3: …", syntax errors "frontmatter line:3(column:7) …",
+	// compile errors "compile error near line(3) frontmatter: …".
+	luaWhere = regexp.MustCompile(`^(?:` + luaChunkName + `(?::| line:)(\d+)(?::|\(column:\d+\))|compile error near line\((\d+)\) ` + luaChunkName + `:)\s*`)
 )
 
-// unsafeBaseFuncs are removed from the base library: loading code, touching
-// files, printing to stdout (the LSP channel), and GC control.
-var unsafeBaseFuncs = []string{"dofile", "loadfile", "load", "loadstring", "require", "module",
-	"collectgarbage", "print", "_printregs", "getfenv", "setfenv", "newproxy"}
-
 // evaluateLua runs the frontmatter in a sandbox (base, string and table
-// libraries only; no io, os, require or load), bounded in time and memory.
-// Options recorded before an error are kept: they are what the script did.
+// libraries only; no io, os, require or load), bounded in work and memory by
+// counts of its own (lua_budget.go), so the outcome is the same whatever
+// else the process does. Options recorded before an error are kept (they
+// are what the script did); Frontmatter.Error says the run was incomplete.
 func evaluateLua(fm *Frontmatter) []Diagnostic {
+	if len(fm.Code) > luaMaxSource {
+		return []Diagnostic{luaErrorDiagnostic(fm, errLuaSource)}
+	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: luaCallStackSize,
-		RegistrySize: 1024, RegistryGrowStep: 256, RegistryMaxSize: luaRegistryMax})
+		RegistrySize: 1024, RegistryGrowStep: 4096, RegistryMaxSize: luaRegistryMax})
 	defer L.Close()
-	openSafeLibs(L)
-
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	stopMonitor := monitorAllocations(cancel)
-	defer stopMonitor()
-	timer := time.AfterFunc(luaTimeout, func() { cancel(errLuaTimeout) })
-	defer timer.Stop()
-	L.SetContext(ctx)
+	budget := newLuaBudget()
+	lib := &luaLib{b: budget}
+	lib.open(L)
+	L.SetContext(luaContext{budget})
 
 	before := globalNames(L)
-	rec := &optRecorder{fm: fm}
+	rec := &optRecorder{fm: fm, b: budget}
 	rec.install(L)
-	err := runChunk(L, fm.Code)
-	if cause := context.Cause(ctx); cause != nil && err != nil {
-		err = cause
+	err := runChunk(L, lib, fm.Code)
+	if budget.failed != nil && err != nil {
+		err = budget.failed // the limit, not where the script happened to be
 	}
 	fm.Vars = collectVars(L, before)
 	if err == nil {
@@ -70,76 +56,29 @@ func evaluateLua(fm *Frontmatter) []Diagnostic {
 	return []Diagnostic{luaErrorDiagnostic(fm, err)}
 }
 
-func runChunk(L *lua.LState, code string) (err error) {
+// runChunk parses, checks, instruments and runs the code.
+func runChunk(L *lua.LState, lib *luaLib, code string) (err error) {
 	defer func() {
 		if r := recover(); r != nil { // gopher-lua panics on some internal limits
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	fn, err := L.Load(strings.NewReader(code), luaChunkName)
+	chunk, err := parse.Parse(strings.NewReader(code), luaChunkName)
 	if err != nil {
 		return err
 	}
-	L.Push(fn)
-	return L.PCall(0, 0, nil)
-}
-
-func openSafeLibs(L *lua.LState) {
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
+	if err := checkDepth(chunk); err != nil {
+		return err
 	}
-	for _, name := range unsafeBaseFuncs {
-		L.SetGlobal(name, lua.LNil)
+	proto, err := lua.Compile(instrument(chunk), luaChunkName)
+	if err != nil {
+		return err
 	}
-	if str, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		str.RawSetString("rep", L.NewFunction(boundedRep))
+	L.Push(L.NewFunctionFromProto(proto))
+	for _, fn := range []lua.LGFunction{lib.concat, lib.setIndex, lib.newTable, lib.newFunction} {
+		L.Push(L.NewFunction(fn)) // in the order of hiddenNames
 	}
-}
-
-// boundedRep is string.rep with a cap on the result size.
-func boundedRep(L *lua.LState) int {
-	s, n := L.CheckString(1), L.CheckInt(2)
-	if n <= 0 || s == "" {
-		L.Push(lua.LString(""))
-		return 1
-	}
-	if n > luaMaxStringRep/len(s) {
-		L.RaiseError("string.rep result too large")
-	}
-	L.Push(lua.LString(strings.Repeat(s, n)))
-	return 1
-}
-
-// monitorAllocations cancels the run when the process has allocated more
-// than luaAllocLimit since it started. Process-wide, so generous: a
-// frontmatter normally allocates a few kilobytes.
-func monitorAllocations(cancel context.CancelCauseFunc) (stop func()) {
-	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(sample)
-	start := sample[0].Value.Uint64()
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(luaMonitorPeriod)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				metrics.Read(sample)
-				if sample[0].Value.Uint64()-start > luaAllocLimit {
-					cancel(errLuaMemory)
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done) }
+	return L.PCall(len(hiddenNames), 0, nil)
 }
 
 func luaErrorDiagnostic(fm *Frontmatter, err error) Diagnostic {
@@ -154,7 +93,11 @@ func luaErrorDiagnostic(fm *Frontmatter, err error) Diagnostic {
 	msg = strings.TrimPrefix(msg, "<string>:")
 	span := Span{0, fm.codeStart - 1}
 	if m := luaWhere.FindStringSubmatchIndex(msg); m != nil {
-		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		at := m[2:4]
+		if at[0] < 0 {
+			at = m[4:6]
+		}
+		line, _ := strconv.Atoi(msg[at[0]:at[1]])
 		span = codeLineSpan(fm, line)
 		msg = strings.Join(strings.Fields(msg[m[1]:]), " ")
 	}

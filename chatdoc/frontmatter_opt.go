@@ -13,6 +13,7 @@ import (
 // relative to the inherited list (SPEC §1, §4).
 type optRecorder struct {
 	fm        *Frontmatter
+	b         *luaBudget // what the recorder builds is charged like the script's own objects
 	L         *lua.LState
 	pathMeta  *lua.LTable
 	derivMeta *lua.LTable
@@ -66,7 +67,16 @@ func (r *optRecorder) install(L *lua.LState) {
 	L.SetGlobal("flemma", flemma)
 }
 
+// charge counts n bytes the recorder creates for the script (a path string,
+// recorded values): `p = p.x` in a loop must not grow without bound.
+func (r *optRecorder) charge(n int) {
+	if r.b != nil && !(r.b.alloc(n) && r.b.step(n/64)) {
+		r.L.RaiseError("%s", r.b.failed.Error())
+	}
+}
+
 func (r *optRecorder) newPath(path string) *lua.LUserData {
+	r.charge(luaCostTable + len(path))
 	ud := r.L.NewUserData()
 	ud.Value = &optPath{path: path}
 	r.L.SetMetatable(ud, r.pathMeta)
@@ -74,6 +84,7 @@ func (r *optRecorder) newPath(path string) *lua.LUserData {
 }
 
 func (r *optRecorder) newDerived(d *optDerived) *lua.LUserData {
+	r.charge(luaCostTable + len(d.ops)*luaCostEntry)
 	ud := r.L.NewUserData()
 	ud.Value = d
 	r.L.SetMetatable(ud, r.derivMeta)
@@ -89,17 +100,23 @@ func childPath(path, key string) string {
 
 // line is the document line of the Lua code running now (chunk line k is
 // document line k, the opener being line 0).
+// The nearest Lua frame is looked up: metamethods are reached through Go
+// functions (the instrumented `t.k = v` calls setIndex).
 func (r *optRecorder) line() int {
-	where := r.L.Where(1)
-	where = strings.TrimSuffix(strings.TrimPrefix(where, luaChunkName+":"), ":")
-	n, err := strconv.Atoi(where)
-	if err != nil {
-		return 0
+	for level := 1; level <= 8; level++ {
+		where := r.L.Where(level)
+		if !strings.HasPrefix(where, luaChunkName+":") {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(where, luaChunkName+":"), ":")); err == nil {
+			return n
+		}
 	}
-	return n
+	return 0
 }
 
 func (r *optRecorder) emit(path, op string, values []any) {
+	r.charge(luaCostEntry + len(path))
 	r.fm.Options = append(r.fm.Options, OptionOp{Path: path, Op: op, Values: values, Line: r.line()})
 }
 
@@ -131,6 +148,7 @@ func (r *optRecorder) derivedIndex(L *lua.LState) int {
 		L.RaiseError("flemma.opt.%s: a list has no field %q", d.path, L.CheckString(2))
 	}
 	L.Push(L.NewFunction(func(L *lua.LState) int {
+		r.charge(luaCostEntry)
 		d.ops = append(d.ops, OptionOp{Path: d.path, Op: op, Values: r.values(L.Get(2))})
 		L.Push(L.Get(1))
 		return 1
@@ -197,6 +215,7 @@ func (r *optRecorder) assign(path string, value lua.LValue) {
 				L.RaiseError("cannot copy flemma.opt.%s into flemma.opt.%s", x.path, path)
 			}
 			line := r.line()
+			r.charge(len(x.ops) * luaCostEntry)
 			for _, op := range x.ops {
 				op.Line = line
 				r.fm.Options = append(r.fm.Options, op)
@@ -233,6 +252,7 @@ func (r *optRecorder) assign(path string, value lua.LValue) {
 // values converts a scalar or a list of scalars to option values.
 func (r *optRecorder) values(v lua.LValue) []any {
 	if t, ok := v.(*lua.LTable); ok {
+		r.charge(t.Len() * luaCostEntry)
 		out := make([]any, 0, t.Len())
 		for i := 1; i <= t.Len(); i++ {
 			out = append(out, r.scalar(t.RawGetInt(i)))

@@ -77,6 +77,10 @@ func (d *Document) Replace(s Span, text string) *Document {
 		return false
 	})
 
+	nd.preDiags = d.preDiags
+	if restart == d.bodyStart {
+		nd.preDiags = scanner.pre // the text before the first marker was rescanned
+	}
 	if len(fresh) > 0 && j < len(d.Messages) {
 		reuseNodes(d.Messages[j], fresh[0])
 	}
@@ -88,7 +92,7 @@ func (d *Document) Replace(s Span, text string) *Document {
 	if len(msgs) > 0 { // Parse leaves an empty list nil
 		nd.Messages = msgs
 	}
-	nd.finishSplice(d, splice{j: j, resume: resume, fresh: fresh, restart: restart, delta: delta})
+	nd.finishSplice(d, splice{j: j, resume: resume, fresh: fresh, restart: restart, delta: delta, pre: scanner.pre})
 	return nd
 }
 

@@ -11,6 +11,10 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	if span.Len() == 0 {
 		span = f.OpenerSpan
 	}
+	if obj, ok := decodeJSONObject(u.RawInput); ok {
+		u.Input = obj
+		return
+	}
 	var obj map[string]any
 	err := json.Unmarshal([]byte(u.RawInput), &obj)
 	if err == nil && obj != nil {

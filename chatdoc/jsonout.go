@@ -3,6 +3,9 @@ package chatdoc
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"sort"
+	"unicode/utf8"
 )
 
 // The JSON shape of `chatls parse --json` (SPEC §6). Ranges are LSP ranges:
@@ -54,7 +57,9 @@ type (
 )
 
 // ParseJSON renders the document and the given diagnostics (usually
-// d.Diagnostics plus any the caller adds) as `chatls parse --json` prints them.
+// d.Diagnostics plus any the caller adds; printed sorted by position) as
+// `chatls parse --json` prints them. The output is valid UTF-8 JSON whatever
+// bytes the document holds.
 func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 	out := jsonDocument{Messages: []jsonMessage{}, Diagnostics: []jsonDiagnostic{}}
 	r := func(s Span) jsonRange {
@@ -71,7 +76,7 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 			if u.Valid() {
 				var buf bytes.Buffer
 				if json.Compact(&buf, []byte(u.RawInput)) == nil {
-					input = buf.Bytes()
+					input = validUTF8JSON(buf.Bytes())
 				}
 			}
 			jm.ToolUses = append(jm.ToolUses, jsonToolUse{ID: u.ID, Name: u.Name, Input: input, Range: r(u.Span)})
@@ -90,9 +95,31 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 		}
 		out.Messages = append(out.Messages, jm)
 	}
+	diags = slices.Clone(diags)
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
 	for _, dg := range diags {
 		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Range: r(dg.Span), Severity: int(dg.Severity),
 			Code: dg.Code, Source: "chatls", Message: dg.Message})
 	}
 	return json.MarshalIndent(out, "", "  ")
+}
+
+// validUTF8JSON replaces each invalid UTF-8 byte of compacted JSON with
+// U+FFFD, as encoding/json does for strings (and so for IDs and content).
+// Invalid bytes can only be inside strings: Compact rejects them elsewhere.
+func validUTF8JSON(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\ufffd"...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }

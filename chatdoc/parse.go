@@ -1,6 +1,7 @@
 package chatdoc
 
 import (
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -9,15 +10,84 @@ import (
 // len(text): one scan for line starts, one scan over the lines.
 func Parse(text string) *Document {
 	t := newPieceText(text)
-	d := &Document{Newline: detectNewline(text), Lines: newLineIndex(t)}
+	d := &Document{Newline: detectNewline(text)}
+	var indexed chan struct{}
+	if len(text) >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 {
+		indexed = make(chan struct{}) // the line index does not need the scan: overlap them
+		go func() { d.Lines = newLineIndex(t); close(indexed) }()
+	} else {
+		d.Lines = newLineIndex(t)
+	}
 	d.setText(t, text, true)
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
 	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
-	s := newBodyScanner(text, 0)
-	d.Messages, _ = s.scan(d.bodyStart, nil)
+	d.Messages, d.preDiags = scanBody(text, d.bodyStart)
 	d.finish()
+	if indexed != nil {
+		<-indexed
+	}
 	return d
+}
+
+// parallelParseMin is the body size from which Parse scans two halves at
+// once (a variable so that tests can split small documents).
+var parallelParseMin = 1 << 20
+
+// scanBody scans the messages from bodyStart, a large body in two halves on
+// two cores: the second half from a role marker near the middle, the first
+// up to that marker. A message start resets the scanner's state (what Apply
+// relies on too), so when the first half really starts a message there —
+// the marker is not inside a fence, say — the halves join into exactly the
+// sequential result; otherwise the first scan simply goes on to the end.
+func scanBody(text string, bodyStart int) ([]*Message, []Diagnostic) {
+	split := -1
+	if len(text)-bodyStart >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 {
+		split = markerNear(text, bodyStart+(len(text)-bodyStart)/2)
+	}
+	s := newBodyScanner(text, 0)
+	if split < 0 {
+		msgs, _ := s.scan(bodyStart, nil)
+		return msgs, s.pre
+	}
+	var second []*Message
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second, _ = newBodyScanner(text, 0).scan(split, nil)
+	}()
+	first, end := s.scan(bodyStart, func(p int) bool { return p == split })
+	<-done
+	if end != split {
+		return first, s.pre // the marker was no message start: first has it all
+	}
+	for _, m := range second {
+		for _, u := range m.ToolUses {
+			u.Message += len(first)
+		}
+		for _, r := range m.ToolResults {
+			r.Message += len(first)
+		}
+	}
+	return append(first, second...), s.pre
+}
+
+// markerNear is the start of the first own-line role marker at or after
+// offset, or -1.
+func markerNear(text string, offset int) int {
+	for pos := offset; pos < len(text); {
+		i := strings.Index(text[pos:], "\n@")
+		if i < 0 {
+			return -1
+		}
+		start := pos + i + 1
+		line, _ := lineAt(text, start)
+		if _, inline, ok := roleMarker(line); ok && inline == "" {
+			return start
+		}
+		pos = start
+	}
+	return -1
 }
 
 // finish computes the document-wide lists and diagnostics from the messages
@@ -35,7 +105,7 @@ func (d *Document) finish() {
 		d.ToolResults = append(d.ToolResults, m.ToolResults...)
 	}
 	d.idFindings, d.ids = findIDProblems(d.ToolUses, d.ToolResults)
-	d.Diagnostics = collectDiagnostics(d.fmDiags, d.Messages, d.idDiagnostics())
+	d.Diagnostics = collectDiagnostics(d.leadingDiags(), d.Messages, d.idDiagnostics())
 }
 
 // detectNewline picks the style of the first line ending ("\n" if none).
@@ -76,4 +146,13 @@ func (d *Document) MessageAt(offset int) *Message {
 // messageIndexAt is the index of the last message starting at or before offset.
 func messageIndexAt(msgs []*Message, offset int) int {
 	return sort.Search(len(msgs), func(i int) bool { return msgs[i].Span.Start > offset }) - 1
+}
+
+// leadingDiags are the findings before the messages: frontmatter, then the
+// text before the first marker.
+func (d *Document) leadingDiags() []Diagnostic {
+	if len(d.preDiags) == 0 {
+		return d.fmDiags
+	}
+	return append(append([]Diagnostic(nil), d.fmDiags...), d.preDiags...)
 }

@@ -27,6 +27,8 @@ type bodyScanner struct {
 	waitResult  *ToolResult // header seen, fence not yet
 	resultInfo  resultStatus
 	thinking    *Thinking
+	pre         []Diagnostic // findings before the first marker
+	fenceMarker Span         // the first role-marker line inside the open plain fence
 }
 
 func newBodyScanner(text string, firstIndex int) *bodyScanner {
@@ -85,8 +87,24 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 		if s.fence != nil {
 			if len(line) > 0 && line[0] == '`' && fenceCloser(line, s.fence.Ticks) {
 				s.closeFence(start, end, next)
+				continue
 			}
-			continue
+			if s.fenceUse == nil {
+				if len(line) > 0 && line[0] == '@' && s.fenceResult == nil && s.fenceMarker == (Span{}) {
+					if _, _, ok := roleMarker(line); ok {
+						s.fenceMarker = Span{start, end}
+					}
+				}
+				continue
+			}
+			if !endsToolUseFence(line) {
+				continue
+			}
+			// A tool-use fence left open: JSON can't hold this line, so the
+			// fence ends here unclosed and the line is read normally (SPEC §1:
+			// parsing resumes at the next tool header or role marker).
+			s.fence.Span.End, s.fence.ContentSpan.End = start, start
+			s.finishFence()
 		}
 		if s.thinking != nil {
 			if len(line) > 0 && line[0] == '<' && isThinkingClose(line) {
@@ -145,10 +163,31 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 	return s.msgs, s.docLen
 }
 
+// addDiag files a finding with the current message, or before the first
+// marker with the scanner (only an unclosed fence can happen there).
 func (s *bodyScanner) addDiag(d Diagnostic) {
 	if s.cur != nil {
 		s.cur.diags = append(s.cur.diags, d)
+		return
 	}
+	s.pre = append(s.pre, d)
+}
+
+// endsToolUseFence reports whether a line inside an open tool-use fence ends
+// it: a role marker or a tool-use header, neither of which JSON can contain.
+func endsToolUseFence(line string) bool {
+	if len(line) == 0 {
+		return false
+	}
+	switch line[0] {
+	case '@':
+		_, _, ok := roleMarker(line)
+		return ok
+	case '*':
+		_, _, _, _, ok := toolUseHeader(line)
+		return ok
+	}
+	return false
 }
 
 func (s *bodyScanner) startMessage(role, inline string, start, end int) {
@@ -258,7 +297,33 @@ func (s *bodyScanner) finishFence() {
 			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeResultUnclosedFence, r.ID,
 				"Tool result fence is not closed (add a line of %s)", strings.Repeat("`", f.Ticks)))
 		}
+		return
 	}
+	m := s.fenceMarker
+	s.fenceMarker = Span{}
+	switch {
+	case !f.Closed:
+		s.unclosedFence(f) // says already that the rest is inside
+	case m != (Span{}):
+		s.addDiag(diag(m, SeverityWarning, CodeRoleMarkerInFence, "",
+			"This role marker is inside a code fence, so no message starts here; if the fence should end before it, add its closing %s above", strings.Repeat("`", f.Ticks)))
+	}
+}
+
+// unclosedFence warns about a plain fence that runs to the end of the
+// document. Flemma reads it the same way (the rest is inside the fence); the
+// warning says why later messages are gone.
+func (s *bodyScanner) unclosedFence(f *Fence) {
+	closer := strings.Repeat("`", f.Ticks)
+	if f.OpenerSpan.Start == 0 {
+		if _, ok := frontmatterOpener(s.at(f.OpenerSpan)); ok {
+			s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeUnclosedFence, "",
+				"Frontmatter is not closed (add a line of %s), so it is no frontmatter but a code fence holding the rest of the document", closer))
+			return
+		}
+	}
+	s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeUnclosedFence, "",
+		"Code fence is not closed (add a line of %s); the rest of the document is inside it", closer))
 }
 
 func (s *bodyScanner) endWaitWithoutFence() {

@@ -10,6 +10,7 @@ type splice struct {
 	fresh     []*Message
 	restart   int
 	delta     int
+	pre       []Diagnostic // findings of the rescan before the first marker
 }
 
 // finishSplice is finish for a snapshot made from d by a splice. It costs
@@ -26,7 +27,7 @@ func (nd *Document) finishSplice(d *Document, sp splice) {
 
 	if !sameIDs(d.Messages[sp.j:sp.resume], sp.fresh) {
 		nd.idFindings, nd.ids = findIDProblems(nd.ToolUses, nd.ToolResults)
-		nd.Diagnostics = collectDiagnostics(nd.fmDiags, nd.Messages, nd.idDiagnostics())
+		nd.Diagnostics = collectDiagnostics(nd.leadingDiags(), nd.Messages, nd.idDiagnostics())
 		return
 	}
 	// The same IDs in the same order: document-wide findings and the ID
@@ -93,7 +94,7 @@ func spliceList[T any](old []*T, sp splice, tail []*Message, shifted bool, of fu
 func spliceDiagnostics(old, global []Diagnostic, sp splice, oldEnd, newEnd int) []Diagnostic {
 	a := sort.Search(len(old), func(i int) bool { return old[i].Span.Start >= sp.restart })
 	b := sort.Search(len(old), func(i int) bool { return old[i].Span.Start >= oldEnd })
-	var mid []Diagnostic
+	mid := append([]Diagnostic(nil), sp.pre...)
 	for _, m := range sp.fresh {
 		mid = append(mid, m.diags...)
 	}

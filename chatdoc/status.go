@@ -128,7 +128,9 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	st, ok := ParseStatus(chosen.word)
 	if !ok {
 		st = StatusPending
-		if chosen.word != "" || dialect != DialectFence {
+		// No status word means pending in the fence dialect and in a suffix
+		// of key=value tokens (`(sandbox=false)`); an empty `()` is odd.
+		if chosen.word != "" || dialect == DialectSuffix && len(chosen.extra) == 0 {
 			span := chosen.span
 			if span == (Span{}) {
 				span = r.HeaderSpan

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -43,9 +44,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		doc := chatdoc.Parse(bytesAsString(text))
-		diags := append(checkDiagnostics(doc), chatdoc.FileRefDiagnostics(doc, fileExistsBeside(name))...)
-		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
-		for _, d := range diags {
+		for _, d := range documentDiagnostics(doc, name) {
 			pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
 			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)
 			if d.Severity == chatdoc.SeverityError && exit == 0 {
@@ -54,6 +53,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exit
+}
+
+// documentDiagnostics is the one set `chatls check` and `chatls parse
+// --json` report for the file name: the parser's and tools' findings and
+// missing file references, sorted by position.
+func documentDiagnostics(doc *chatdoc.Document, name string) []chatdoc.Diagnostic {
+	diags := append(slices.Clone(checkDiagnostics(doc)), chatdoc.FileRefDiagnostics(doc, fileExistsBeside(name))...)
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
+	return diags
 }
 
 // fileExistsBeside resolves references relative to the document's directory.

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/chatdoc/chatgen"
 )
@@ -43,4 +44,29 @@ func BenchmarkCheckVsWcL(b *testing.B) {
 	}
 	b.Run("chatls-check", func(b *testing.B) { run(b, binary, "check", doc) })
 	b.Run("wc-l", func(b *testing.B) { run(b, "wc", "-l", doc) })
+}
+
+// BenchmarkCheckOverWcL runs both commands in every iteration, so that the
+// ratio holds under a machine load that changes during the run; it reports
+// each command's time per run and check/wc-l.
+func BenchmarkCheckOverWcL(b *testing.B) {
+	binary, doc := benchFiles(b)
+	var check, wc time.Duration
+	timed := func(name string, args ...string) time.Duration {
+		start := time.Now()
+		if err := exec.Command(name, args...).Run(); err != nil {
+			if _, ok := err.(*exec.ExitError); !ok {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	for b.Loop() {
+		check += timed(binary, "check", doc)
+		wc += timed("wc", "-l", doc)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(check.Microseconds())/n/1000, "ms-check/op")
+	b.ReportMetric(float64(wc.Microseconds())/n/1000, "ms-wc/op")
+	b.ReportMetric(float64(check)/float64(wc), "check/wc")
 }

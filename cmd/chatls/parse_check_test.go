@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,6 +90,67 @@ func TestRunCheckMissingFileReference(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	if got := strings.TrimSpace(out.String()); got != doc+":2:22: warning: File not found: ./gone.txt" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// `chatls parse --json` and `chatls check` report the same diagnostics,
+// file references included, sorted by position; the flag may follow the file.
+func TestRunParseAndCheckAgree(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "a.chat")
+	os.WriteFile(doc, []byte("@You:\nread @./gone.txt\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\":\n```\n"+
+		"@You:\n**Tool Result:** `orphan`\n```\nx\n```\nand @./also-gone.txt\n"), 0o644)
+	var out, errOut bytes.Buffer
+	if code := runParse([]string{doc, "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("parse FILE --json: exit %d: %s", code, errOut.String())
+	}
+	var parsed struct {
+		Diagnostics []struct {
+			Range struct {
+				Start struct{ Line, Character int }
+			}
+			Message string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	var fromParse []string
+	for _, d := range parsed.Diagnostics {
+		fromParse = append(fromParse, fmt.Sprintf("%d:%s", d.Range.Start.Line+1, d.Message))
+	}
+	out.Reset()
+	runCheck([]string{doc}, &out, &errOut)
+	var fromCheck []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		rest := strings.TrimPrefix(line, doc+":")
+		lineNo, rest, _ := strings.Cut(rest, ":")
+		_, rest, _ = strings.Cut(rest, ": ") // column
+		_, msg, _ := strings.Cut(rest, ": ") // severity
+		fromCheck = append(fromCheck, lineNo+":"+msg)
+	}
+	if !slices.Equal(fromParse, fromCheck) || len(fromParse) < 4 {
+		t.Fatalf("parse reports\n%q\ncheck reports\n%q", fromParse, fromCheck)
+	}
+	if !slices.ContainsFunc(fromParse, func(s string) bool { return strings.Contains(s, "File not found: ./also-gone.txt") }) {
+		t.Fatalf("no file reference diagnostic: %q", fromParse)
+	}
+}
+
+// References are checked as Flemma reads them: without `;type=`, URL-decoded,
+// in System messages too.
+func TestRunCheckFileReferencesLikeFlemma(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "a.chat")
+	os.WriteFile(filepath.Join(dir, "here.txt"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "my file.txt"), nil, 0o644)
+	os.WriteFile(doc, []byte("@System:\nsee @./rules.md\n@You:\nsee @./here.txt;type=text/plain and @./my%20file.txt and @./here.txt.\n"), 0o644)
+	var out, errOut bytes.Buffer
+	if code := runCheck([]string{doc}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if got := strings.TrimSpace(out.String()); got != doc+":2:5: warning: File not found: ./rules.md" {
 		t.Fatalf("got %q", got)
 	}
 }

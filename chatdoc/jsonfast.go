@@ -1,0 +1,316 @@
+package chatdoc
+
+import (
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeJSONObject decodes s as encoding/json.Unmarshal decodes a JSON
+// object into a map[string]any (same values, same U+FFFD replacements, last
+// duplicate key wins), about three times as fast: every tool input of a
+// document is decoded on each full parse. It reports false for anything
+// else — not an object, invalid JSON, a number out of range, nesting beyond
+// encoding/json's limit — and the caller asks encoding/json, whose error
+// texts are part of the diagnostics. FuzzDecodeJSONObject holds the two to
+// the same results.
+func decodeJSONObject(s string) (map[string]any, bool) {
+	d := jsonDecoder{s: s}
+	d.space()
+	if d.i >= len(s) || s[d.i] != '{' {
+		return nil, false
+	}
+	v, ok := d.object(0)
+	if !ok {
+		return nil, false
+	}
+	if d.space(); d.i != len(s) {
+		return nil, false
+	}
+	return v, true
+}
+
+// jsonMaxNesting is encoding/json's maxNestingDepth.
+const jsonMaxNesting = 10000
+
+type jsonDecoder struct {
+	s string
+	i int
+}
+
+func (d *jsonDecoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *jsonDecoder) value(depth int) (any, bool) {
+	d.space()
+	if d.i >= len(d.s) {
+		return nil, false
+	}
+	switch c := d.s[d.i]; {
+	case c == '{':
+		m, ok := d.object(depth)
+		return m, ok
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		if str, ok := d.string(); ok {
+			return str, true
+		}
+		return nil, false
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	}
+	for _, lit := range [...]struct {
+		text string
+		v    any
+	}{{"true", true}, {"false", false}, {"null", nil}} {
+		if len(d.s)-d.i >= len(lit.text) && d.s[d.i:d.i+len(lit.text)] == lit.text {
+			d.i += len(lit.text)
+			return lit.v, true
+		}
+	}
+	return nil, false
+}
+
+func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
+	if depth++; depth > jsonMaxNesting {
+		return nil, false
+	}
+	d.i++ // '{'
+	m := make(map[string]any)
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		d.space()
+		if d.i >= len(d.s) || d.s[d.i] != '"' {
+			return nil, false
+		}
+		key, ok := d.string()
+		if !ok {
+			return nil, false
+		}
+		if d.space(); d.i >= len(d.s) || d.s[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+		if d.space(); d.i >= len(d.s) {
+			return nil, false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *jsonDecoder) array(depth int) (any, bool) {
+	if depth++; depth > jsonMaxNesting {
+		return nil, false
+	}
+	d.i++ // '['
+	list := make([]any, 0)
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == ']' {
+		d.i++
+		return list, true
+	}
+	for {
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		list = append(list, v)
+		if d.space(); d.i >= len(d.s) {
+			return nil, false
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return list, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// number reads the JSON number grammar strictly and converts it as
+// encoding/json does (strconv.ParseFloat; out of range is its error).
+func (d *jsonDecoder) number() (any, bool) {
+	s, start := d.s, d.i
+	i := start
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return nil, false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return nil, false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	f, err := strconv.ParseFloat(s[start:i], 64)
+	if err != nil {
+		return nil, false
+	}
+	d.i = i
+	return f, true
+}
+
+// string reads a quoted string; without escapes or invalid UTF-8 it is a
+// substring of the input, else it is unquoted like encoding/json's unquote.
+func (d *jsonDecoder) string() (string, bool) {
+	s := d.s
+	start := d.i + 1
+	i := start
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return s[start:i], true
+		case c == '\\':
+			return d.unquote(start)
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return d.unquote(start)
+			}
+			i += size
+		}
+	}
+	return "", false
+}
+
+func (d *jsonDecoder) unquote(start int) (string, bool) {
+	s := d.s
+	b := make([]byte, 0, 32)
+	for i := start; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return string(b), true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+				i += 2
+			case 'b':
+				b, i = append(b, '\b'), i+2
+			case 'f':
+				b, i = append(b, '\f'), i+2
+			case 'n':
+				b, i = append(b, '\n'), i+2
+			case 'r':
+				b, i = append(b, '\r'), i+2
+			case 't':
+				b, i = append(b, '\t'), i+2
+			case 'u':
+				r, ok := hex4(s, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A pair when a valid low surrogate follows; otherwise
+					// U+FFFD and the next escape is read on its own.
+					if r2, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+							b = utf8.AppendRune(b, dec)
+							i += 6
+							continue
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = utf8.AppendRune(b, unicode.ReplacementChar)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return "", false
+}
+
+// hex4 reads the four hex digits of a \u escape at s[i:].
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		if !isHex(c) {
+			return 0, false
+		}
+		r = r<<4 | rune(unhex(c))
+	}
+	return r, true
+}
