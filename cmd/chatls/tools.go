@@ -6,19 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/custom"
+	"github.com/chatls/chatls/tools/plugin"
 )
-
-// toolRegistry builds the registry `chatls tools` lists; the server setup
-// extends it with plugins and MCP servers from the configuration.
-var toolRegistry = func() *tools.Registry {
-	return tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
-}
 
 // toolJSON is one tool in `chatls tools --json` (and chatls.listTools).
 type toolJSON struct {
@@ -30,14 +31,18 @@ type toolJSON struct {
 	PreviewTemplate string          `json:"previewTemplate,omitempty"`
 }
 
-// runTools implements `chatls tools [--json] [--wait DURATION]`.
+// runTools implements `chatls tools [--json] [--wait DURATION] [--config FILE]`:
+// the built-ins plus the plugins and MCP servers of the user config (and of
+// .chatls.toml when the current directory is a trusted workspace), started,
+// listed and stopped again.
 func runTools(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the tools with their schemas as JSON")
-	wait := fs.Duration("wait", 30*time.Second, "how long to wait for plugin and MCP tool sources")
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for plugin and MCP tool sources at most")
+	configPath := fs.String("config", "", "user config file (default $XDG_CONFIG_HOME/chatls/config.toml)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: chatls tools [--json] [--wait DURATION]")
+		fmt.Fprintln(stderr, "usage: chatls tools [--json] [--wait DURATION] [--config FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -47,21 +52,27 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	cfg, err := customToolConfig(*configPath, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "chatls tools:", err)
+		return 1
+	}
 
-	reg := toolRegistry()
-	ctx, cancel := context.WithTimeout(context.Background(), *wait)
+	// Ctrl-C ends the wait, not the cleanup: sources are always stopped.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
+	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	set := startToolSources(reg, cfg)
+	defer set.Close()
 	if err := reg.WaitReady(ctx); err != nil {
 		fmt.Fprintf(stderr, "warning: some tool sources did not load within %s\n", *wait)
 	}
 	errs := reg.SourceErrors()
-	names := make([]string, 0, len(errs))
-	for n := range errs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(stderr, "warning: %s: %v\n", n, errs[n])
+	for _, n := range slices.Sorted(maps.Keys(errs)) {
+		// The sources stop when this command ends: no background retries.
+		fmt.Fprintf(stderr, "warning: %s: %s\n", n, strings.TrimSuffix(errs[n].Error(), plugin.RetryNote))
 	}
 
 	defs := reg.List()
@@ -82,14 +93,21 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tSOURCE\tPARAMETERS\tDESCRIPTION")
 	for _, d := range defs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, d.Source, firstSentence(d.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, paramSummary(d.Schema), firstSentence(d.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return 1
 	}
 	return 0
+}
+
+// startToolSources is a variable so tests can add sources of their own.
+var startToolSources = func(reg *tools.Registry, cfg custom.Config) *custom.Set {
+	set := custom.NewSet(reg, nil)
+	set.Reconcile(cfg)
+	return set
 }
 
 // firstSentence keeps the table one line per tool.
@@ -102,4 +120,122 @@ func firstSentence(s string) string {
 		s = string(r[:99]) + "…"
 	}
 	return s
+}
+
+// paramSummary renders a tool's input schema as its parameter names,
+// required ones first, optional ones (not required, or nullable) marked
+// `?`, and `label` — every built-in's optional label — last:
+// `path, offset?, limit?, label?`. A schema without properties is `any`,
+// declared empty properties `-`.
+func paramSummary(schema json.RawMessage) string {
+	var s struct {
+		Properties           orderedKeys `json:"properties"`
+		Required             []string    `json:"required"`
+		AdditionalProperties *bool       `json:"additionalProperties"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return "?"
+	}
+	if len(s.Properties.keys) == 0 {
+		if s.Properties.present || s.AdditionalProperties != nil && !*s.AdditionalProperties {
+			return "-" // declared empty: the tool takes no parameters
+		}
+		return "any"
+	}
+	required := map[string]int{}
+	for i, r := range s.Required {
+		required[r] = i + 1
+	}
+	type param struct {
+		name     string
+		optional bool
+		rank     int
+	}
+	params := make([]param, 0, len(s.Properties.keys))
+	for i, k := range s.Properties.keys {
+		optional := required[k] == 0 || nullable(s.Properties.values[i])
+		rank := i + len(s.Required) + 1
+		if r := required[k]; r > 0 {
+			rank = r
+		}
+		params = append(params, param{k, optional, rank})
+	}
+	group := func(p param) int {
+		switch {
+		case p.name == "label" && p.optional:
+			return 2
+		case p.optional:
+			return 1
+		}
+		return 0
+	}
+	sort.SliceStable(params, func(i, j int) bool {
+		if gi, gj := group(params[i]), group(params[j]); gi != gj {
+			return gi < gj
+		}
+		return params[i].rank < params[j].rank
+	})
+	parts := make([]string, len(params))
+	for i, p := range params {
+		parts[i] = p.name
+		if p.optional {
+			parts[i] += "?"
+		}
+	}
+	out := strings.Join(parts, ", ")
+	if r := []rune(out); len(r) > 60 {
+		out = string(r[:59]) + "…"
+	}
+	return out
+}
+
+// nullable reports whether a property schema admits null (`"type":
+// ["string","null"]`, or a null branch of anyOf/oneOf).
+func nullable(prop json.RawMessage) bool {
+	var p struct {
+		Type  json.RawMessage   `json:"type"`
+		AnyOf []json.RawMessage `json:"anyOf"`
+		OneOf []json.RawMessage `json:"oneOf"`
+	}
+	if json.Unmarshal(prop, &p) != nil {
+		return false
+	}
+	var one string
+	var many []string
+	if json.Unmarshal(p.Type, &one) == nil && one == "null" {
+		return true
+	}
+	if json.Unmarshal(p.Type, &many) == nil && slices.Contains(many, "null") {
+		return true
+	}
+	return slices.ContainsFunc(append(p.AnyOf, p.OneOf...), nullable)
+}
+
+// orderedKeys decodes a JSON object keeping its keys in written order.
+type orderedKeys struct {
+	present bool
+	keys    []string
+	values  []json.RawMessage
+}
+
+func (o *orderedKeys) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("not an object")
+	}
+	o.present = true
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		o.keys = append(o.keys, key)
+		o.values = append(o.values, v)
+	}
+	return nil
 }
