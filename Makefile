@@ -23,6 +23,17 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./chatdoc/ ./approval/ ./tools/ ./server/... ./e2e/
 
+# Every fuzz target for FUZZTIME each (go test -fuzz takes one target per run).
+FUZZTIME ?= 60s
+FUZZ_TARGETS = \
+	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./chatdoc/:FuzzDecodeJSONObject \
+	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
+	./approval/:FuzzShellAnalysis ./server/:FuzzStreamResync ./server/surface/:FuzzSurface \
+	./tools/plugin/:FuzzDispatch
+
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./chatdoc/
-	$(GO) test -run '^$$' -fuzz FuzzIncremental -fuzztime 60s ./chatdoc/
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
