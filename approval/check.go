@@ -23,7 +23,9 @@ type CheckRequest struct {
 	// WorkspaceRoot holds .chatls.toml; empty: the current directory.
 	WorkspaceRoot string
 	Frontmatter   []FrontmatterOp
-	Logger        *zap.Logger
+	// FrontmatterError: see Sources.FrontmatterError.
+	FrontmatterError string
+	Logger           *zap.Logger
 }
 
 // CheckCommand decides one call the way the server would, from files only.
@@ -65,7 +67,7 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 	}
 	e, err := NewEngine(Sources{
 		User: user, UserFile: userFile, Workspace: ws, WorkspaceFile: wsFile,
-		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter,
+		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter, FrontmatterError: req.FrontmatterError,
 	}, req.Logger)
 	if err != nil {
 		return configErrorVerdict(err), warns, nil

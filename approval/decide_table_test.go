@@ -25,6 +25,7 @@ type decideRow struct {
 	ws      string // .chatls.toml
 	trusted bool
 	fm      []FrontmatterOp
+	fmErr   string // Sources.FrontmatterError
 	sandbox bool
 	tool    string
 	input   map[string]any
@@ -396,6 +397,13 @@ func frontmatterRows() []decideRow {
 		{name: "frontmatter trusted deny removal", user: "[tools]\ndeny = [\"bash(rm *)\"]\n", trusted: true, fm: []FrontmatterOp{{Path: "tools.deny", Op: "remove", Values: []any{"bash(rm *)"}}}, tool: "bash", input: map[string]any{"command": "rm x"}, want: R},
 		{name: "frontmatter untrusted require_approval false ignored", fm: []FrontmatterOp{{Path: "tools.require_approval", Op: "set", Values: []any{false}}}, tool: "calculator", input: map[string]any{}, want: R},
 		{name: "frontmatter prepend trusted", trusted: true, fm: []FrontmatterOp{{Path: "tools.auto_approve", Op: "prepend", Values: []any{"bash(make *)"}}}, tool: "bash", input: map[string]any{"command": "make"}, want: A},
+		// A frontmatter that failed part-way: its intent is unknown, so every
+		// call asks (even what the user config approves); denies still win.
+		{name: "frontmatter failed: user approval asks", fmErr: "the frontmatter used too many steps", tool: "read", input: at("src/main.go"), want: R},
+		{name: "frontmatter failed trusted: its approvals ignored", fmErr: "line 3: attempt to call a nil value", trusted: true, fm: fm07, tool: "bash", input: map[string]any{"command": "date"}, want: R},
+		{name: "frontmatter failed: user deny still wins", fmErr: "x", user: "[tools]\ndeny = [\"read\"]\n", tool: "read", input: at("src/main.go"), want: D},
+		{name: "frontmatter failed: its own deny applies", fmErr: "x", fm: []FrontmatterOp{{Path: "tools.deny", Op: "append", Values: []any{"read"}}}, tool: "read", input: at("src/main.go"), want: D},
+		{name: "frontmatter failed: catch-all cannot approve", fmErr: "x", user: "[tools]\nrequireApproval = false\n", tool: "calculator", input: map[string]any{"expression": "1"}, want: R},
 		{name: "frontmatter bad rule skipped", fm: []FrontmatterOp{{Path: "tools.auto_approve", Op: "append", Values: []any{"bash("}}}, tool: "read", input: at("src/main.go"), want: A},
 	}
 }
@@ -410,6 +418,7 @@ func TestDecideTable(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			src := f.sources(t, r.user, r.ws, r.trusted, r.fm)
 			src.SandboxActive = r.sandbox
+			src.FrontmatterError = r.fmErr
 			e, err := NewEngine(src, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -90,7 +90,7 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 		wsFile = config.WorkspaceFile
 	}
 	errs = append(errs, b.applySettings(src.Workspace, origin{layer: layerWorkspace, file: wsFile, trusted: e.trusted})...)
-	b.applyFrontmatter(src.Frontmatter, src.DocPath, e.trusted)
+	b.applyFrontmatter(src.Frontmatter, src.DocPath, e.trusted && src.FrontmatterError == "")
 	for _, r := range set.resolvers {
 		x, err := newExternalResolver(r)
 		if err != nil {
@@ -141,6 +141,9 @@ func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
 	}
 	steps = append(steps, e.guarded("sandbox", func() Step { return e.sandboxStep(call) }))
 	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep() }))
+	if e.src.FrontmatterError != "" {
+		steps = append(steps, e.frontmatterErrorStep())
+	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Priority > steps[j].Priority })
 	return finalVerdict(steps)
 }
@@ -203,6 +206,17 @@ func (e *Engine) sandboxStep(call Call) Step {
 	}
 	return s
 }
+
+// frontmatterErrorStep outranks every approval (a deny still wins): with a
+// frontmatter that failed part-way, nobody knows what the document meant to
+// allow.
+func (e *Engine) frontmatterErrorStep() Step {
+	return Step{Resolver: FrontmatterErrorResolver, Priority: 1000, Decision: RequireApproval, File: e.src.DocPath, Line: 1,
+		Reason: "the frontmatter could not be evaluated (" + e.src.FrontmatterError + "): its approvals are ignored and every call asks until it is fixed"}
+}
+
+// FrontmatterErrorResolver names the trace step of a frontmatter that failed.
+const FrontmatterErrorResolver = "frontmatter"
 
 func (e *Engine) catchAllStep() Step {
 	if e.rules.requireApproval {

@@ -16,6 +16,12 @@ type Sources struct {
 	WorkspaceRoot string
 	// Frontmatter are the document's option changes, trusted like the workspace.
 	Frontmatter []FrontmatterOp
+	// FrontmatterError is set when the frontmatter could not be evaluated to
+	// the end (chatdoc.Frontmatter.Error): Frontmatter then holds only what
+	// ran before the failure, so the document's intent is unknown — a
+	// removal or deny after the failure is missing. The engine ignores the
+	// frontmatter's approvals and asks for every call; denies still apply.
+	FrontmatterError string
 	DocPath     string
 	// SandboxActive is whether bash would run inside bubblewrap right now.
 	SandboxActive bool

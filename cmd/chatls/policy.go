@@ -9,9 +9,10 @@ import (
 	"github.com/chatls/chatls/approval"
 )
 
-// frontmatterOps reads a document's frontmatter option changes. The lead
-// wires it to chatdoc; until then --file contributes paths but no options.
-var frontmatterOps = func(path string) ([]approval.FrontmatterOp, error) { return nil, nil }
+// frontmatterOps reads a document's frontmatter option changes and, when
+// the frontmatter could not be evaluated to the end, why (wiring.go
+// connects it to chatdoc).
+var frontmatterOps = func(path string) ([]approval.FrontmatterOp, string, error) { return nil, "", nil }
 
 const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE]
 prints the decision (approve, require_approval or deny) on the first line, then the trace`
@@ -56,12 +57,12 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	}
 	req.Tool, req.Input = pos[0], pos[1]
 	if req.DocPath != "" {
-		ops, err := frontmatterOps(req.DocPath)
+		ops, fmErr, err := frontmatterOps(req.DocPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "chatls: read frontmatter of %s: %v\n", req.DocPath, err)
 			return 1
 		}
-		req.Frontmatter = ops
+		req.Frontmatter, req.FrontmatterError = ops, fmErr
 	}
 	v, warns, err := approval.CheckCommand(context.Background(), req)
 	for _, w := range warns {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,47 @@ func TestRunPolicyCheck(t *testing.T) {
 			if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {
 				t.Errorf("%v: first line %q, want %q\n%s", tc.args, first, tc.first, out.String())
 			}
+		}
+	}
+}
+
+// A frontmatter that fails part-way through (here: after approving bash in
+// a trusted workspace, before the rest ran) must not leave its approvals in
+// force: `policy check --file` asks, and says why.
+func TestRunPolicyCheckFailedFrontmatter(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	trust := "[trust]\nworkspaces = [" + strconv.Quote(dir) + "]\n"
+	if err := os.WriteFile(cfg, []byte(trust), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, lua string) string {
+		p := filepath.Join(dir, name)
+		doc := "```lua\n" + lua + "\n```\n@You:\nhi\n"
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.chat", `flemma.opt.tools.auto_approve:append("bash(date)")`)
+	failed := write("failed.chat", `flemma.opt.tools.auto_approve:append("bash(date)")
+error("boom")`)
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		doc, first, trace string
+	}{
+		{good, "approve", ""},
+		{failed, "require_approval", "frontmatter could not be evaluated"},
+	} {
+		var out, errb bytes.Buffer
+		if code := runPolicy([]string{"check", "bash", `{"command":"date"}`, "--config", cfg, "--file", tc.doc}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.doc, code, errb.String())
+		}
+		if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {
+			t.Errorf("%s: first line %q, want %q\n%s", filepath.Base(tc.doc), first, tc.first, out.String())
+		}
+		if !strings.Contains(out.String(), tc.trace) {
+			t.Errorf("%s: the trace does not say %q:\n%s", filepath.Base(tc.doc), tc.trace, out.String())
 		}
 	}
 }

@@ -184,18 +184,11 @@ func workspaceTrusted(user config.Settings, root string) bool {
 
 // documentFrontmatterOps parses a .chat file and returns its frontmatter's
 // option changes for `chatls policy check --file`.
-func documentFrontmatterOps(path string) ([]approval.FrontmatterOp, error) {
+func documentFrontmatterOps(path string) ([]approval.FrontmatterOp, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
 	}
-	doc := chatdoc.Parse(string(data))
-	if doc.Frontmatter == nil {
-		return nil, nil
-	}
-	ops := make([]approval.FrontmatterOp, 0, len(doc.Frontmatter.Options))
-	for _, op := range doc.Frontmatter.Options {
-		ops = append(ops, approval.FrontmatterOp{Path: op.Path, Op: op.Op, Values: op.Values, Line: op.Line})
-	}
-	return ops, nil
+	ops, evalErr := approval.FromFrontmatter(chatdoc.Parse(string(data)).Frontmatter)
+	return ops, evalErr, nil
 }
