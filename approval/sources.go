@@ -22,7 +22,7 @@ type Sources struct {
 	// removal or deny after the failure is missing. The engine ignores the
 	// frontmatter's approvals and asks for every call; denies still apply.
 	FrontmatterError string
-	DocPath     string
+	DocPath          string
 	// SandboxActive is whether bash would run inside bubblewrap right now.
 	SandboxActive bool
 	// Home overrides the home directory (tests); empty: os.UserHomeDir.
