@@ -25,6 +25,12 @@ type LogEntry struct {
 	ExitStatus *int       `json:"exit_status,omitempty"`
 	Truncated  bool       `json:"truncated"`
 	ApprovedBy string     `json:"approved_by,omitempty"`
+	// TimedOut is set for a run that hit its timeout.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Outcome is how a run ended: finished, error (an error result, e.g. a
+	// non-zero exit), timeout, cancelled (by the user) or interrupted
+	// (chatls stopped while it ran). Empty for entries that are no run.
+	Outcome string `json:"outcome,omitempty"`
 	// Rule, File and Line name the rule that decided (empty when none did).
 	Rule string `json:"rule,omitempty"`
 	File string `json:"file,omitempty"`

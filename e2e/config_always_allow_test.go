@@ -7,21 +7,29 @@ import (
 	"testing"
 )
 
+// alwaysAllowAction is the "Always allow" action at the pending placeholder.
+func alwaysAllowAction(s *session, uri string) (title string, args map[string]any) {
+	s.t.Helper()
+	for _, a := range s.codeActions(uri, "status=pending") {
+		if strings.HasPrefix(a.Title, "Always allow ") && a.Command != nil {
+			return a.Title, a.Command.Arguments[0]
+		}
+	}
+	s.t.Fatal("no Always allow action")
+	return "", nil
+}
+
 // In an untrusted workspace a rule in .chatls.toml would have no effect:
-// "Always allow" writes it to the user config instead, says so, and the
-// pending call it covers is approved and runs.
+// "Always allow" writes it to the user config instead (its title says so),
+// and the pending call it covers is approved and runs. The command given
+// scope "workspace" there falls back to the user config and says why.
 func TestAlwaysAllowInUntrustedWorkspaceWritesUserConfig(t *testing.T) {
 	s := startWithUserConfig(t, sessionOptions{}, "# my settings\n", "# repo settings\n")
 	uri := s.open("allow.chat", bashDoc("echo allowed-by-rule"))
 	s.settle(uri)
-	var args map[string]any
-	for _, a := range s.codeActions(uri, "status=pending") {
-		if strings.HasPrefix(a.Title, "Always allow bash(echo *)") && a.Command != nil {
-			args = a.Command.Arguments[0]
-		}
-	}
-	if args == nil {
-		t.Fatal("no Always allow action with the exact rule bash(echo *)")
+	title, args := alwaysAllowAction(s.session, uri)
+	if want := "Always allow bash(echo *) in your user config (this workspace is not trusted)"; title != want || args["scope"] != "user" || args["rule"] != "bash(echo *)" {
+		t.Fatalf("action %q %v, want %q with scope user", title, args, want)
 	}
 	out, err := s.command("chatls.alwaysAllow", args)
 	if err != nil {
@@ -31,6 +39,10 @@ func TestAlwaysAllowInUntrustedWorkspaceWritesUserConfig(t *testing.T) {
 		t.Errorf("the rule must go to the user config, got %v", out)
 	}
 	s.waitText(uri, "```\nallowed-by-rule\n```")
+	args["scope"] = "workspace" // as a key map that always says workspace would
+	if out, err := s.command("chatls.alwaysAllow", args); err != nil || out["scope"] != "user" {
+		t.Fatalf("scope workspace in an untrusted workspace must fall back to the user config: %v %v", out, err)
+	}
 	msg := s.waitMessage(1, "not a trusted workspace")
 	if !strings.Contains(msg, "bash(echo *)") || !strings.Contains(msg, s.userConfig) {
 		t.Errorf("the message must name the rule and the file it went to: %q", msg)
@@ -58,4 +70,23 @@ func TestAlwaysAllowRefusesBadRule(t *testing.T) {
 		data, _ := os.ReadFile(s.userConfig)
 		t.Errorf("nothing may be written for a bad rule:\n%s", data)
 	}
+}
+
+// In a trusted workspace the action keeps SPEC §3's title and writes the
+// workspace file.
+func TestAlwaysAllowTitleInTrustedWorkspace(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	s := startWithUserConfig(t, sessionOptions{ws: ws}, "[trust]\nworkspaces = [\""+ws+"\"]\n", "# repo settings\n")
+	uri := s.open("allow.chat", bashDoc("echo trusted"))
+	s.settle(uri)
+	title, args := alwaysAllowAction(s.session, uri)
+	if want := "Always allow bash(echo *) in this workspace"; title != want || args["scope"] != "workspace" {
+		t.Fatalf("action %q %v, want %q with scope workspace", title, args, want)
+	}
+	out, err := s.command("chatls.alwaysAllow", args)
+	if err != nil || out["scope"] != "workspace" || out["file"] != filepath.Join(ws, ".chatls.toml") {
+		t.Fatalf("the rule must go to the workspace file: %v %v", out, err)
+	}
+	s.waitText(uri, "```\ntrusted\n```")
 }

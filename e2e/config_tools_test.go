@@ -221,3 +221,56 @@ func TestListToolsWaitsAndFollowsTheDocument(t *testing.T) {
 		t.Errorf("user and built-in tools are for every document, got %v", got)
 	}
 }
+
+// A sandbox turned on again is probed afresh: bubblewrap installed (here: a
+// link at the configured path) while the sandbox was off is seen, so bash is
+// approved by its rule again and runs inside the sandbox; nothing new is
+// reported.
+func TestSandboxReprobedWhenTurnedOnAgain(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("bubblewrap must be installed in CI")
+		}
+		t.Skip("bubblewrap not installed")
+	}
+	bwrap := filepath.Join(t.TempDir(), "bin", "bwrap") // missing at first
+	rules := []string{"$default", "bash(echo *)"}
+	settings := func(enabled bool, deny ...string) map[string]any {
+		return map[string]any{"tools": map[string]any{"autoApprove": rules, "deny": deny},
+			"sandbox": map[string]any{"enabled": enabled, "bwrap": bwrap}}
+	}
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: settings(true)}})
+	uri := s.open("probe.chat", twoCalls("echo hi", "notes.txt"))
+	s.waitMessage(1, "bubblewrap", bwrap)
+	if d, _ := s.explain(uri, "toolu_b"); d != "require_approval" {
+		t.Fatalf("bubblewrap is missing: bash must ask, got %s", d)
+	}
+
+	s.changeConfig(settings(false, "read(notes.txt)"))
+	s.waitDecision(uri, "toolu_r", "deny")
+	if err := os.MkdirAll(filepath.Dir(bwrap), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/usr/bin/bwrap", bwrap); err != nil {
+		t.Fatal(err)
+	}
+	s.changeConfig(settings(true))
+	s.waitDecision(uri, "toolu_r", "approve") // the new settings apply
+	s.waitDecision(uri, "toolu_b", "approve") // and bubblewrap was probed again
+
+	outside := filepath.Join(os.Getenv("HOME"), "chatls-reprobe-escape-probe")
+	os.Remove(outside)
+	doc := s.open("sandboxed.chat", bashDoc("echo x > "+outside+"; echo done"))
+	s.settle(doc)
+	if err := s.c.Replace(s.ctx, doc, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(doc, "Read-only file system\ndone\n```")
+	if exists(outside) {
+		os.Remove(outside)
+		t.Fatal("bash ran outside the sandbox")
+	}
+	if reports := s.messages("every bash call will ask for approval"); len(reports) != 1 {
+		t.Errorf("want the one report of the missing bubblewrap, got %q", reports)
+	}
+}

@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
 )
@@ -69,14 +71,13 @@ func TestMCPServerThroughTheServer(t *testing.T) {
 	}
 }
 
-// A slow tool source: until it is ready the document says it is waiting
-// (diagnostic and hint) instead of flagging its tools as unknown, and the
-// cycle resumes by itself once the definitions arrive.
-func TestWaitingForToolDefinitions(t *testing.T) {
+// slowPlugin writes a plugin declaring slowtool (which answers "slow ok")
+// that answers init only once the test writes a line to the release FIFO.
+func slowPlugin(t *testing.T) (plugin, release string) {
+	t.Helper()
 	dir := t.TempDir()
-	release := filepath.Join(dir, "release")
-	plugin := filepath.Join(dir, "slow-plugin")
-	// The plugin answers init only once the test writes to the release FIFO.
+	release = filepath.Join(dir, "release")
+	plugin = filepath.Join(dir, "slow-plugin")
 	if err := syscall.Mkfifo(release, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +87,14 @@ func TestWaitingForToolDefinitions(t *testing.T) {
 	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return plugin, release
+}
+
+// A slow tool source: until it is ready the document says it is waiting
+// (diagnostic and hint) instead of flagging its tools as unknown, and the
+// cycle resumes by itself once the definitions arrive.
+func TestWaitingForToolDefinitions(t *testing.T) {
+	plugin, release := slowPlugin(t)
 	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
 		"tools": map[string]any{
 			"plugins":     []any{map[string]any{"name": "slow", "path": plugin}},
@@ -150,4 +159,49 @@ func TestCancelRequestWhileWaiting(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-32800") {
 		t.Fatalf("a cancelled request must answer -32800, got %v", err)
 	}
+}
+
+// Only documents that use a tool a loading source may provide wait for it:
+// one using built-ins alone is categorized at once by chatls.advance while
+// the plugin still loads; one whose streamed-in call uses the plugin's tool
+// says it is waiting and, under autopilot, goes on by itself once the
+// plugin has loaded (no chatls.advance).
+func TestOnlyDocumentsThatNeedToolDefinitionsWait(t *testing.T) {
+	plugin, release := slowPlugin(t)
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{
+			"plugins":        []any{map[string]any{"name": "slow", "path": plugin}},
+			"autoApprove":    []string{"$default", "slowtool"},
+			"defaultTimeout": 120, // a wait for the plugin would outlast the test
+		},
+	}}})
+	builtins := s.open("builtins.chat", "@You:\ngo\n\n@Assistant:\n**Tool Use:** `calculator` (`toolu_calc`)\n\n```json\n{\"expression\":\"1 + 1\"}\n```\n\n@You:\n")
+	slow := s.open("slow.chat", "@You:\ngo\n")
+	s.settle(slow)
+	// A response streams in and ends: autopilot takes it, and waits for slowtool.
+	streamed := "\n@Assistant:\n**Tool Use:** `slowtool` (`toolu_slow`)\n\n```json\n{\"x\":\"y\"}\n```\n\n@You:\n"
+	if err := appendText(s, slow, s.c.Doc(slow).Text, streamed); err != nil {
+		t.Fatal(err)
+	}
+	s.waitDiagnostic(slow, "Waiting for tool definitions to load...")
+
+	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	var report map[string]any
+	err := s.c.Call(ctx, "workspace/executeCommand", map[string]any{"command": "chatls.advance", "arguments": []any{map[string]any{"uri": builtins}}}, &report)
+	if err != nil {
+		t.Fatalf("chatls.advance on a document using built-ins alone waited for the plugin: %v", err)
+	}
+	if report["phase"] != "categorize" {
+		t.Errorf("advance = %v, want the calculator call categorized", report)
+	}
+	s.waitText(builtins, "**Tool Result:** `toolu_calc`\n\n```flemma:tool status=pending\n```")
+	if strings.Contains(s.c.Doc(slow).Text, "Tool Result") {
+		t.Fatalf("the plugin's call was categorized before the plugin loaded:\n%s", s.c.Doc(slow).Text)
+	}
+
+	if err := os.WriteFile(release, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(slow, "**Tool Result:** `toolu_slow`\n\n```\nslow ok\n```")
 }

@@ -50,8 +50,9 @@ func gatedDoc() string {
 }
 
 // tools.maxConcurrent = 1: while one approved tool runs (blocked on its
-// FIFO), the other does not start; it starts when the first has ended. With
-// the limit at 2 both run at once, which shows the observation works.
+// FIFO), the other is queued — its hover says so, and never says running —
+// and starts when the first has ended. With the limit at 2 both run at
+// once, which shows the observation works.
 func TestMaxConcurrentIsEnforced(t *testing.T) {
 	for _, limit := range []int{1, 2} {
 		t.Run(map[int]string{1: "one", 2: "two"}[limit], func(t *testing.T) {
@@ -78,16 +79,23 @@ func TestMaxConcurrentIsEnforced(t *testing.T) {
 
 			first := strings.TrimSuffix(waitLines(t, order, 1)[0], "-start")
 			second := map[string]string{"b1": "b2", "b2": "b1"}[first]
-			// Both were released together; give the server every chance to
-			// start the second (a full request round trip through a forced
-			// step) before looking: it must still be waiting for the slot.
+			// While the first holds the only slot (blocked on its FIFO), the
+			// second must show as queued — waiting for a free slot — and
+			// never as running. Without the limit it would run at once.
+			at := "`bash` (`" + second + "`)"
+			s.waitHover(uri, at, "**Status:** running", "**Status:** queued · queued ", "waiting for a free slot for ")
 			if r := s.advance(uri); r["running"] != float64(2) {
 				t.Errorf("both approved tools count as running (one queued): %v", r)
+			}
+			if h := s.hover(uri, at); !strings.Contains(h, "**Status:** queued") {
+				t.Fatalf("the second tool left the queue while the first held the slot:\n%s", h)
 			}
 			if lines := waitLines(t, order, 1); len(lines) != 1 {
 				t.Fatalf("the second tool started while the first ran: %q", lines)
 			}
 			openGate(t, filepath.Join(s.ws, "gate-"+first))
+			// Once it runs, its hover says how long it was queued.
+			s.waitHover(uri, at, "", "**Status:** running · queued ", ", started ")
 			openGate(t, filepath.Join(s.ws, "gate-"+second)) // blocks until the second reads: it started
 			s.waitText(uri, "**Tool Result:** `b1`\n\n```\n(no output)\n```", "**Tool Result:** `b2`\n\n```\n(no output)\n```")
 			got := strings.Join(waitLines(t, order, 4), ",")
@@ -95,5 +103,31 @@ func TestMaxConcurrentIsEnforced(t *testing.T) {
 				t.Errorf("order = %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// waitHover re-asks for the hover at the first occurrence of at (it is
+// computed on request; nothing announces a change) until it contains every
+// one of want; it fails at once if the hover ever contains forbid ("" for
+// nothing forbidden).
+func (s *session) waitHover(uri, at, forbid string, want ...string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		h := s.hover(uri, at)
+		if forbid != "" && strings.Contains(h, forbid) {
+			s.t.Fatalf("the hover at %s says %q:\n%s", at, forbid, h)
+		}
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(h, w)
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the hover at %s never showed %q:\n%s", at, want, h)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

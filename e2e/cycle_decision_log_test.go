@@ -26,6 +26,10 @@ type runEntry struct {
 	ExitStatus *int       `json:"exit_status"`
 	Truncated  *bool      `json:"truncated"`
 	ApprovedBy string     `json:"approved_by"`
+	TimedOut   bool       `json:"timed_out"`
+	Outcome    string     `json:"outcome"`
+	Rule       string     `json:"rule"`
+	Reason     string     `json:"reason"`
 	Trace      []struct {
 		Resolver string `json:"resolver"`
 		Decision string `json:"decision"`
@@ -76,6 +80,14 @@ func oneRun(t *testing.T, s *session, uri, id, tool string) runEntry {
 	if len(e.Trace) == 0 {
 		t.Error("the policy trace is missing")
 	}
+	for _, st := range e.Trace {
+		if st.Resolver == "chatls" {
+			t.Errorf("the trace must be the policy's own, no synthetic chatls step: %+v", e.Trace)
+		}
+	}
+	if e.Reason == "" {
+		t.Error("the reason is missing")
+	}
 	return e
 }
 
@@ -85,27 +97,39 @@ func bashCall(id, command string, timeout string) string {
 }
 
 // A run approved by the user's edit: start, end, exit status, not
-// truncated, approved by "user edit". A failing command logs its code.
+// truncated, approved by "user edit", outcome finished. A failing command
+// logs its code and outcome error; a cancelled one outcome cancelled.
 func TestDecisionLogRecordsUserApprovedRuns(t *testing.T) {
 	s := start(t, sessionOptions{})
 	ok := s.open("ok.chat", bashCall("t_ok", "echo logged", "null"))
 	fail := s.open("fail.chat", bashCall("t_fail", "exit 3", "null"))
-	s.settle(fail)
-	for _, uri := range []string{ok, fail} {
+	cancelled := s.open("cancel.chat", bashCall("t_cancel", "sleep 60", "null"))
+	s.settle(cancelled)
+	for _, uri := range []string{ok, fail, cancelled} {
 		if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.waitText(ok, "```\nlogged\n```")
 	s.waitText(fail, "Command exited with code 3")
+	s.waitDiagnostic(cancelled, "running bash")
+	if out, err := s.command("chatls.cancel", map[string]any{"uri": cancelled, "id": "t_cancel"}); err != nil || out["cancelled"] != true {
+		t.Fatalf("cancel: %v %v", out, err)
+	}
+	s.waitText(cancelled, "User aborted tool execution.")
 
 	e := oneRun(t, s, ok, "t_ok", "bash")
-	if e.Source != "user edit" || e.ApprovedBy != "user edit" || e.ExitStatus == nil || *e.ExitStatus != 0 || *e.Truncated {
+	if e.Source != "user edit" || e.ApprovedBy != "user edit" || e.ExitStatus == nil || *e.ExitStatus != 0 || *e.Truncated ||
+		e.Outcome != "finished" || e.TimedOut {
 		t.Errorf("user-approved run logged as %+v", e)
 	}
 	e = oneRun(t, s, fail, "t_fail", "bash")
-	if e.ExitStatus == nil || *e.ExitStatus != 3 {
-		t.Errorf("exit status of `exit 3` logged as %v", e.ExitStatus)
+	if e.ExitStatus == nil || *e.ExitStatus != 3 || e.Outcome != "error" {
+		t.Errorf("`exit 3` logged with exit status %v, outcome %q", e.ExitStatus, e.Outcome)
+	}
+	e = oneRun(t, s, cancelled, "t_cancel", "bash")
+	if e.Outcome != "cancelled" || e.TimedOut {
+		t.Errorf("a cancelled run logged with outcome %q, timed_out %v", e.Outcome, e.TimedOut)
 	}
 }
 
@@ -122,7 +146,8 @@ func TestDecisionLogRecordsRuleRunsTruncationAndTimeouts(t *testing.T) {
 	s.waitText(slow, "Command timed out after 1 seconds.")
 
 	e := oneRun(t, s, long, "t_seq", "bash")
-	if e.Source != "rule" || e.ApprovedBy != "rule" || !*e.Truncated || e.ExitStatus == nil || *e.ExitStatus != 0 {
+	if e.Source != "rule" || e.ApprovedBy != "rule" || !*e.Truncated || e.ExitStatus == nil || *e.ExitStatus != 0 ||
+		e.Outcome != "finished" || e.Rule != "bash(seq *)" {
 		t.Errorf("rule-approved long run logged as %+v", e)
 	}
 	named := false
@@ -135,5 +160,8 @@ func TestDecisionLogRecordsRuleRunsTruncationAndTimeouts(t *testing.T) {
 	e = oneRun(t, s, slow, "t_slow", "bash")
 	if e.ExitStatus == nil || *e.ExitStatus != 128+9 {
 		t.Errorf("a timed-out run must log the status of the killed process (137), got %v", e.ExitStatus)
+	}
+	if e.Outcome != "timeout" || !e.TimedOut || e.Rule != "bash(sleep *)" {
+		t.Errorf("a timed-out run logged with outcome %q, timed_out %v, rule %q", e.Outcome, e.TimedOut, e.Rule)
 	}
 }

@@ -124,3 +124,37 @@ func TestResultEditThatNeverLandsIsNotRunAgain(t *testing.T) {
 		t.Errorf("runs.txt = %q, want one run", got)
 	}
 }
+
+// A placeholder found approved after a restart whose tool already ran is
+// not "approved before this session; approve again to run" (approving
+// again would never run it): the diagnostic says advance writes its result.
+func TestAlreadyRanPlaceholderDiagnostic(t *testing.T) {
+	base := t.TempDir()
+	ws, state := filepath.Join(base, "ws"), filepath.Join(base, "state")
+	os.MkdirAll(ws, 0o755)
+	s := start(t, sessionOptions{ws: ws, state: state})
+	uri := s.open("ran.chat", revokeDoc)
+	s.settle(uri)
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "**Tool Result:** `toolu_m`\n\n```\n(no output)\n```")
+	if err := s.c.Shutdown(s.ctx); err != nil {
+		t.Fatalf("clean shutdown: %v", err)
+	}
+
+	s2 := start(t, sessionOptions{ws: ws, state: state})
+	stale := strings.Replace(revokeDoc, "status=pending", "status=approved", 1) // the unsaved buffer
+	uri2 := s2.open("ran.chat", stale)
+	d := s2.waitDiagnostic(uri2, "this tool already ran; chatls.advance writes its result")
+	if d.Severity != 3 || d.Code != "already-ran" {
+		t.Errorf("want an information diagnostic with code already-ran, got %+v", d)
+	}
+	for _, d := range s2.c.Diagnostics(uri2) {
+		if strings.Contains(d.Message, "approve again to run") {
+			t.Errorf("a tool that already ran must not ask to be approved again: %+v", d)
+		}
+	}
+	s2.advance(uri2)
+	s2.waitText(uri2, "the tool was not run again.]")
+}

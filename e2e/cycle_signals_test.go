@@ -124,22 +124,24 @@ func interruptedRunLogged(t *testing.T, state, id string) bool {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var e struct {
-			ToolID string `json:"tool_id"`
-			Start  string `json:"start"`
-			End    string `json:"end"`
-			Trace  []struct {
+			ToolID  string `json:"tool_id"`
+			Start   string `json:"start"`
+			End     string `json:"end"`
+			Outcome string `json:"outcome"`
+			Trace   []struct {
 				Resolver string `json:"resolver"`
-				Reason   string `json:"reason"`
 			} `json:"trace"`
 		}
 		if json.Unmarshal(sc.Bytes(), &e) != nil || e.ToolID != id || e.Start == "" || e.End == "" {
 			continue
 		}
+		// The outcome says it; the trace stays the policy's own.
 		for _, st := range e.Trace {
-			if st.Resolver == "chatls" && strings.HasPrefix(st.Reason, "interrupted: chatls shut down") {
-				return true
+			if st.Resolver == "chatls" {
+				t.Errorf("the trace of an interrupted run has a synthetic chatls step: %s", sc.Bytes())
 			}
 		}
+		return e.Outcome == "interrupted"
 	}
 	return false
 }

@@ -79,6 +79,9 @@ type Record struct {
 	IsError bool
 	Kind    string // KindOutput or KindResolution
 	Time    time.Time
+	// Started is when the run began (its start entry); zero for a result
+	// chatls wrote without running the tool, or a start not on record.
+	Started time.Time
 	// Known is false for finishes written without their result (older journals).
 	Known bool
 }
@@ -94,6 +97,8 @@ type Journal struct {
 	started map[string]bool
 	// finished maps keys to the offset of their last finish line.
 	finished map[string]int64
+	// startedAt maps keys to the time of their last start entry.
+	startedAt map[string]time.Time
 }
 
 func key(document, id string) string { return document + "\x00" + id }
@@ -105,7 +110,7 @@ func Open(dir string) (*Journal, error) {
 		return nil, fmt.Errorf("create the state directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	j := &Journal{path: path, interrupted: map[string]bool{}, started: map[string]bool{}, finished: map[string]int64{}}
+	j := &Journal{path: path, interrupted: map[string]bool{}, started: map[string]bool{}, finished: map[string]int64{}, startedAt: map[string]time.Time{}}
 	torn, err := j.load()
 	if err != nil {
 		return nil, err
@@ -153,6 +158,7 @@ func (j *Journal) load() (torn bool, err error) {
 				if _, done := j.finished[k]; !done {
 					j.interrupted[k] = true
 				}
+				j.startedAt[k] = e.Time
 			case "finish":
 				delete(j.interrupted, k)
 				j.finished[k] = offset
@@ -199,10 +205,12 @@ func (j *Journal) Start(document, id string) error {
 	if _, done := j.finished[k]; done || j.started[k] || j.interrupted[k] {
 		return fmt.Errorf("tool %s: %w", id, ErrStarted)
 	}
-	if _, err := j.append(entry{Event: "start", Document: document, ToolID: id}); err != nil {
+	e := entry{Event: "start", Document: document, ToolID: id, Time: time.Now().UTC()}
+	if _, err := j.append(e); err != nil {
 		return err
 	}
 	j.started[k] = true
+	j.startedAt[k] = e.Time
 	return nil
 }
 
@@ -239,12 +247,13 @@ func (j *Journal) finish(document, id, kind, text string, isError bool) error {
 func (j *Journal) Recorded(document, id string) (Record, bool) {
 	j.mu.Lock()
 	offset, ok := j.finished[key(document, id)]
+	started := j.startedAt[key(document, id)]
 	j.mu.Unlock()
 	if !ok {
 		return Record{}, false
 	}
 	if offset < 0 {
-		return Record{}, true
+		return Record{Started: started}, true
 	}
 	f, err := os.Open(j.path)
 	if err != nil {
@@ -256,19 +265,24 @@ func (j *Journal) Recorded(document, id string) (Record, bool) {
 	var e entry
 	if (err != nil && err != io.EOF) || json.Unmarshal(bytes.TrimSpace(line), &e) != nil ||
 		e.Event != "finish" || e.Document != document || e.ToolID != id || e.Result == nil {
-		return Record{Time: e.Time}, true
+		return Record{Time: e.Time, Started: started}, true
 	}
 	kind := e.Kind
 	if kind == "" {
 		kind = KindOutput
 	}
-	return Record{Text: *e.Result, IsError: e.IsError, Kind: kind, Time: e.Time, Known: true}, true
+	if kind == KindResolution {
+		started = time.Time{} // nothing ran for it
+	}
+	return Record{Text: *e.Result, IsError: e.IsError, Kind: kind, Time: e.Time, Known: true, Started: started}, true
 }
 
 // append writes an entry, syncs it to disk and returns its offset.
 func (j *Journal) append(e entry) (int64, error) {
 	e.PID = os.Getpid()
-	e.Time = time.Now().UTC()
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return -1, err

@@ -164,3 +164,44 @@ func TestFinishWithoutResult(t *testing.T) {
 		t.Error("a finished tool must not start again")
 	}
 }
+
+// A finished run's record carries the time of its start, in this process
+// and after a reopen; a result chatls wrote without running has none.
+func TestRecordedKeepsTheStartTime(t *testing.T) {
+	dir := t.TempDir()
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().UTC()
+	if err := j.Start("d", "ran"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Finish("d", "ran", "out", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Resolve("d", "never", StoppedText); err != nil {
+		t.Fatal(err)
+	}
+	check := func(j *Journal, when string) time.Time {
+		t.Helper()
+		rec, ok := j.Recorded("d", "ran")
+		if !ok || rec.Started.IsZero() || rec.Started.Before(before.Add(-time.Second)) || rec.Time.Before(rec.Started) {
+			t.Errorf("%s: record %+v must carry a start no later than its finish", when, rec)
+		}
+		if rec, _ := j.Recorded("d", "never"); !rec.Started.IsZero() {
+			t.Errorf("%s: a resolution has no start, got %v", when, rec.Started)
+		}
+		return rec.Started
+	}
+	first := check(j, "same process")
+	j.Close()
+	j2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if again := check(j2, "after reopen"); !again.Equal(first) {
+		t.Errorf("start after reopen %v, want %v", again, first)
+	}
+}

@@ -43,7 +43,8 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 	command := func(title, name string, args map[string]any) *protocol.Command {
 		return &protocol.Command{Title: title, Command: name, Arguments: []interface{}{args}}
 	}
-	maxLen := s.settings.effective().InlayHintsMaxLength
+	path := uriToPath(snap.uri)
+	maxLen := s.settings.effectiveFor(path).InlayHintsMaxLength
 
 	dups := duplicateIDs(doc)
 	if r, u := blockAt(doc, span.Start); u != nil {
@@ -85,9 +86,17 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 			if e, err := chatdoc.SetStatus(doc, u.ID, chatdoc.StatusRejected); err == nil {
 				actions = append(actions, codeAction{Title: "Reject " + name, Kind: "quickfix", Edit: edit(e)})
 			}
-			if rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input, DocPath: uriToPath(snap.uri), WorkspaceRoot: s.workspaceRoot(uriToPath(snap.uri))}); rule != "" {
-				actions = append(actions, codeAction{Title: fmt.Sprintf("Always allow %s in this workspace", rule), Kind: "quickfix",
-					Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": "workspace", "rule": rule})})
+			root := s.workspaceRoot(path)
+			if rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input, DocPath: path, WorkspaceRoot: root}); rule != "" {
+				// A rule in the .chatls.toml of an untrusted workspace would
+				// have no effect: the command writes the user config then,
+				// and the title says so.
+				title, scope := fmt.Sprintf("Always allow %s in this workspace", rule), "workspace"
+				if !s.settings.workspaceApplies(root) {
+					title, scope = fmt.Sprintf("Always allow %s in your user config (this workspace is not trusted)", rule), "user"
+				}
+				actions = append(actions, codeAction{Title: title, Kind: "quickfix",
+					Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": scope, "rule": rule})})
 			}
 		}
 	}

@@ -50,7 +50,7 @@ type stepReport struct {
 // docWorker runs autopilot steps for one document until it closes.
 func (s *Server) docWorker(ds *docState) {
 	for range ds.kick {
-		if !s.settings.effective().Autopilot {
+		if !s.settings.effectiveFor(ds.path).Autopilot {
 			continue
 		}
 		s.step(s.baseCtx, ds, false)
@@ -161,7 +161,8 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 	if doc == nil {
 		return false
 	}
-	autopilot := s.settings.effective().Autopilot
+	eff := s.settings.effectiveFor(ds.path)
+	autopilot := eff.Autopilot
 	dups := duplicateIDs(doc)
 	statuses := map[string]chatdoc.Status{}
 	for i, m := range doc.Messages {
@@ -200,7 +201,7 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 		return false
 	}
 	dialect := chatdoc.DialectFence
-	if s.settings.effective().PlaceholderStyle == "suffix" {
+	if eff.PlaceholderStyle == "suffix" {
 		dialect = chatdoc.DialectSuffix
 	}
 	s.mu.Lock()
@@ -468,24 +469,47 @@ func abortText(doc *chatdoc.Document, u *chatdoc.ToolUse) string {
 	return textAborted
 }
 
-// awaitToolDefinitions blocks a step until async tool sources are ready or
-// their timeout passes (SPEC §5 (c)).
+// awaitToolDefinitions blocks a step until the tools its document uses
+// that may still come from a loading source (custom.Set.MayProvide) are
+// known, or the document's tools.defaultTimeout passes (SPEC §5 (c)). A
+// document whose tools are all known (built-ins alone, say) never waits.
 // It fails only when ctx itself ends (the request was cancelled).
 func (s *Server) awaitToolDefinitions(ctx context.Context, ds *docState) error {
-	if s.registry.Ready() {
+	names := s.awaitedTools(ds)
+	if len(names) == 0 {
 		return nil
 	}
 	s.scheduleDiagnostics(ds)
 	defer s.scheduleDiagnostics(ds)
-	wait, cancel := context.WithTimeout(ctx, s.settings.defaultTimeout())
+	wait, cancel := context.WithTimeout(ctx, s.settings.defaultTimeout(ds.path))
 	defer cancel()
-	if err := s.registry.WaitReady(wait); err != nil {
+	if err := s.toolSet.WaitFor(wait, names...); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		s.log.Warn("tool definitions did not all load in time; going on without them", zap.Error(err))
+		s.log.Warn("tool definitions did not load in time; going on without them", zap.Strings("tools", names), zap.Error(err))
 	}
 	return nil
+}
+
+// awaitedTools are the tools of the document's open calls (no result yet,
+// or a placeholder) that a loading tool source may still provide.
+func (s *Server) awaitedTools(ds *docState) []string {
+	_, doc, _, _ := s.current(ds.uri)
+	if doc == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, u := range doc.ToolUses {
+		if r := doc.ToolResult(u.ID); (r == nil || r.IsPlaceholder()) && !seen[u.Name] {
+			seen[u.Name] = true
+			if s.toolSet.MayProvide(u.Name) {
+				names = append(names, u.Name)
+			}
+		}
+	}
+	return names
 }
 
 // journalKey names the document in the execution journal.

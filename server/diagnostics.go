@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
@@ -20,12 +21,14 @@ const (
 	msgApprovedBefore = "approved before this session; approve again to run"
 	msgRevoked        = "the tool's input changed after approval; approve again to run"
 	msgWaitingTools   = "Waiting for tool definitions to load..."
+	msgAlreadyRan     = "this tool already ran; chatls.advance writes its result"
 	codePending       = "pending-approval"
 	codeApprovedOld   = "approved-before-session"
 	codeRevoked       = "approval-revoked"
 	codeUnanswered    = "unanswered-tool-use"
 	codeRunning       = "tool-running"
 	codeWaitingTools  = "waiting-for-tools"
+	codeAlreadyRan    = "already-ran"
 	codeSandbox       = "sandbox-unavailable"
 )
 
@@ -99,12 +102,21 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 // documentDiagnostics gathers parse, tool and session diagnostics.
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics...)
-	ready := s.registry.Ready()
+	var nameAt map[chatdoc.Span]string // tool-use name spans, for unknown tools
 	for _, d := range surface.ToolDiagnostics(doc, s.registry) {
-		if !ready && d.Code == surface.CodeUnknownTool {
-			// It may be one of the tools still loading: say so there, and
-			// only there (documents using built-ins alone wait for nothing).
-			d.Severity, d.Code, d.Message = chatdoc.SeverityInformation, codeWaitingTools, msgWaitingTools
+		if d.Code == surface.CodeUnknownTool {
+			if nameAt == nil {
+				nameAt = map[chatdoc.Span]string{}
+				for _, u := range doc.ToolUses {
+					nameAt[u.NameSpan] = u.Name
+				}
+			}
+			if name, ok := nameAt[d.Span]; ok && s.toolSet.MayProvide(name) {
+				// It may come from a tool source that is still loading: say
+				// so there, and only there (documents using built-ins alone
+				// wait for nothing).
+				d.Severity, d.Code, d.Message = chatdoc.SeverityInformation, codeWaitingTools, msgWaitingTools
+			}
 		}
 		diags = append(diags, d)
 	}
@@ -122,7 +134,7 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 // don't count, running tools and unanswered tool uses.
 func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	var out []chatdoc.Diagnostic
-	maxLen := s.settings.effective().InlayHintsMaxLength
+	maxLen := s.settings.effectiveFor(ds.path).InlayHintsMaxLength
 	for _, u := range doc.ToolUses {
 		if doc.ToolResult(u.ID) == nil && u.Valid() {
 			out = append(out, chatdoc.Diagnostic{Span: u.HeaderSpan, Severity: chatdoc.SeverityHint, Code: codeUnanswered, ToolID: u.ID,
@@ -139,11 +151,16 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 		}
 		s.mu.Lock()
 		rs := ds.running[r.ID]
+		writing := ds.writing[r.ID]
 		h, approved := ds.userApproved[r.ID]
 		revoked := ds.revoked[r.ID]
 		s.mu.Unlock()
 		empty := strings.TrimSpace(r.Content) == ""
+		waiting := empty && (r.Status == chatdoc.StatusPending || r.Status == chatdoc.StatusApproved)
 		switch {
+		case rs == nil && !writing && waiting && s.alreadyRan(ds, r.ID):
+			// Approving it again would not run it: the journal says it ran.
+			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codeAlreadyRan, ToolID: r.ID, Message: msgAlreadyRan})
 		case rs != nil:
 			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codeRunning, ToolID: r.ID,
 				Message: fmt.Sprintf("running %s (%s)", u.Name, time.Since(rs.started).Round(time.Second))})
@@ -168,4 +185,14 @@ func (s *Server) preview(u *chatdoc.ToolUse, maxLen int) string {
 		return tools.Preview(tools.Definition{Name: u.Name}, u.Input, maxLen)
 	}
 	return tools.Preview(def.Definition(), u.Input, maxLen)
+}
+
+// alreadyRan says whether the execution journal knows the tool finished or
+// was interrupted: it never runs again, advance writes what is recorded.
+func (s *Server) alreadyRan(ds *docState, id string) bool {
+	switch s.journalState(ds, id) {
+	case journal.Finished, journal.Interrupted:
+		return true
+	}
+	return false
 }

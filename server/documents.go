@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -67,13 +68,21 @@ type docState struct {
 	closed    bool
 }
 
-// runState is one running tool.
+// runState is one tool from the moment it was started (queued for a slot)
+// until its result is being written.
 type runState struct {
-	id      string
-	name    string
-	started time.Time
-	token   string // work-done progress token, "" when the client has no progress UI
-	last    string // last output line
+	id   string
+	name string // set when it really runs: a slot was free and the journal has its start
+	// queued is when startTool took it; started when it really began (equal
+	// to queued until then). waited says it had to wait for a free slot.
+	queued, started time.Time
+	waited          bool
+	token           string // work-done progress token, "" when the client has no progress UI
+	last            string // last output line
+	// ctx is the run's own context: cancel stops it whether it is still
+	// queued, about to start or running (chatls.cancel, progress cancel).
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -47,6 +48,13 @@ func (s *Server) gate(ds *docState) func(id string) (source string, verdict appr
 	}
 }
 
+// errUserCancelled is the cause of a run the user cancelled.
+var errUserCancelled = errors.New("cancelled by the user")
+
+// testHookBeforeRun, when set (tests only), runs right before a started
+// tool is handed to the runner: the moment a cancel used to be lost.
+var testHookBeforeRun func(id string)
+
 // startTool launches an approved tool in the background. It reports whether
 // the tool was started.
 func (s *Server) startTool(ds *docState, id string) bool {
@@ -58,7 +66,9 @@ func (s *Server) startTool(ds *docState, id string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	rs := &runState{id: id, started: time.Now()}
+	now := time.Now()
+	ctx, cancel := context.WithCancelCause(s.baseCtx)
+	rs := &runState{id: id, queued: now, started: now, ctx: ctx, cancel: cancel}
 	ds.running[id] = rs
 	s.mu.Unlock()
 	s.tasks.Add(1)
@@ -71,14 +81,16 @@ func (s *Server) startTool(ds *docState, id string) bool {
 
 func (s *Server) runTool(ds *docState, rs *runState) {
 	defer func() {
+		rs.cancel(nil)
 		s.mu.Lock()
 		delete(ds.running, rs.id)
 		s.mu.Unlock()
 		s.refreshHints()
 		s.scheduleDiagnostics(ds)
 	}()
-	release, err := s.acquireSlot()
+	release, waited, err := s.acquireSlot(rs.ctx)
 	if err != nil {
+		s.cancelledBeforeStart(ds, rs)
 		return
 	}
 	defer release()
@@ -89,6 +101,10 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		if verdict.Decision == approval.Deny {
 			s.writeResult(ds, rs.id, tools.Result{Text: textDenied, IsError: true})
 		}
+		return
+	}
+	if rs.ctx.Err() != nil {
+		s.cancelledBeforeStart(ds, rs)
 		return
 	}
 	u := doc.ToolUse(rs.id)
@@ -110,6 +126,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	s.mu.Lock()
 	rs.name = u.Name
 	rs.started = time.Now()
+	rs.waited = waited
 	s.mu.Unlock()
 	s.refreshHints()
 	s.scheduleDiagnostics(ds)
@@ -117,23 +134,36 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	stopTicker := s.tickWhileRunning()
 	defer stopTicker()
 
-	env := s.toolEnv(ds, u.Name)
+	env := s.toolEnv(ds)
 	env.Progress = func(p tools.Progress) {
 		s.mu.Lock()
 		rs.last = p.LastLine
 		s.mu.Unlock()
 		progress.report(p)
 	}
+	if testHookBeforeRun != nil {
+		testHookBeforeRun(rs.id)
+	}
 	started := time.Now()
-	res := s.runner.Run(s.baseCtx, tools.Call{ID: rs.id, Name: u.Name, Input: u.Input}, env)
+	var res tools.Result
+	// A cancel that came before the runner knew the call is in rs.ctx: the
+	// tool does not start (and rs.ctx stops it if the cancel comes now).
+	if rs.ctx.Err() == nil {
+		res = s.runner.Run(rs.ctx, tools.Call{ID: rs.id, Name: u.Name, Input: u.Input}, env)
+	}
 	ended := time.Now()
-	progress.end(res)
 	if s.baseCtx.Err() != nil {
 		// Shutting down: the journal entry stays unfinished, so a restarted
 		// chatls writes StoppedText instead of running the tool again.
+		progress.end(res)
 		s.logRun(ds, u, verdict, source, started, ended, res, true)
 		return
 	}
+	if errors.Is(context.Cause(rs.ctx), errUserCancelled) {
+		res = tools.Result{Text: textCancelled, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
+			Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}
+	}
+	progress.end(res)
 	if res.Cancelled {
 		res.Text = textCancelled
 		res.IsError = true
@@ -149,6 +179,21 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	}
 	s.logRun(ds, u, verdict, source, started, ended, res, false)
 	s.writeResult(ds, rs.id, res)
+}
+
+// cancelledBeforeStart writes the cancelled result for a tool the user
+// cancelled while it waited for a slot or before it started; the journal
+// records it first, so the approved block never runs later.
+func (s *Server) cancelledBeforeStart(ds *docState, rs *runState) {
+	if !errors.Is(context.Cause(rs.ctx), errUserCancelled) || s.baseCtx.Err() != nil {
+		return // shutting down: the block stays as it is
+	}
+	if s.journal != nil {
+		if err := s.journal.Resolve(ds.journalKey(), rs.id, textCancelled); err != nil {
+			s.log.Warn("execution journal write failed", zap.String("id", rs.id), zap.Error(err))
+		}
+	}
+	s.writeResult(ds, rs.id, tools.Result{Text: textCancelled, IsError: true, Cancelled: true})
 }
 
 // writeResult replaces the tool's placeholder with its result, located by ID
@@ -230,24 +275,30 @@ func safeFileName(id string) string {
 	return string(b)
 }
 
-// acquireSlot bounds parallel executions by tools.maxConcurrent.
-func (s *Server) acquireSlot() (func(), error) {
+// acquireSlot bounds parallel executions by tools.maxConcurrent; waited
+// says whether the call had to queue for a slot.
+func (s *Server) acquireSlot(ctx context.Context) (release func(), waited bool, err error) {
 	sem := s.settings.semaphore()
 	select {
 	case sem <- struct{}{}:
-		return func() { <-sem }, nil
-	case <-s.baseCtx.Done():
-		return nil, s.baseCtx.Err()
+		return func() { <-sem }, false, nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, true, nil
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
 	}
 }
 
-// toolEnv is where a document's tools run. The sandbox setting decides
-// whether write/edit refuse paths outside the writable set (SPEC §5), with
-// or without bubblewrap; only bash needs bubblewrap itself, and without it
-// runs unsandboxed only for calls the user approved (the policy asks for
-// every bash call then).
-func (s *Server) toolEnv(ds *docState, tool string) tools.Env {
-	eff := s.settings.effective()
+// toolEnv is where a document's tools run, with the document's settings.
+// sandbox.enabled makes write/edit refuse paths outside the writable set
+// (SPEC §5) whether or not bubblewrap works; bash runs inside bubblewrap
+// when it works, and without it only for calls the user approved (the
+// policy asks for every bash call then).
+func (s *Server) toolEnv(ds *docState) tools.Env {
+	eff := s.settings.effectiveFor(ds.path)
 	dir := filepath.Dir(ds.path)
 	root := s.workspaceRoot(ds.path)
 	if ds.path == "" {
@@ -255,15 +306,13 @@ func (s *Server) toolEnv(ds *docState, tool string) tools.Env {
 	}
 	tmp := os.TempDir()
 	writable := append([]string{root, dir, tmp}, eff.Sandbox.Writable...)
-	enabled := eff.Sandbox.Enabled
-	if tool == "bash" && s.sandboxUnavailable() != "" {
-		enabled = false
-	}
+	bwrapWorks := s.sandboxProblem(eff) == ""
 	return tools.Env{
 		Dir:            dir,
 		WorkspaceRoot:  root,
 		Writable:       writable,
-		Sandbox:        tools.SandboxConfig{Enabled: enabled, Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
+		Sandbox:        tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && bwrapWorks, Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
+		RestrictWrites: eff.Sandbox.Enabled,
 		TempDir:        tmp,
 		BashCwd:        eff.BashCwd,
 		DefaultTimeout: eff.DefaultTimeout,
@@ -271,13 +320,19 @@ func (s *Server) toolEnv(ds *docState, tool string) tools.Env {
 	}
 }
 
-// logInterrupted marks a run in the decision log that chatls stopped when it shut down.
-const logInterrupted = "interrupted: chatls shut down while the tool ran; it will not run again"
+// Outcomes of a run in the decision log.
+const (
+	outcomeFinished    = "finished"
+	outcomeError       = "error"
+	outcomeTimeout     = "timeout"
+	outcomeCancelled   = "cancelled"
+	outcomeInterrupted = "interrupted"
+)
 
 // logRun writes an execution to the decision log (SPEC §4): the call, why
 // it ran (the policy's rule or the user's approval edit, with the policy's
-// trace), start, end, exit status and truncation. A run cut short by the
-// server shutting down is logged too.
+// trace), start, end, exit status, truncation and how it ended. A run cut
+// short by the server shutting down is logged as interrupted.
 func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, source string, start, end time.Time, res tools.Result, interrupted bool) {
 	if s.decisions == nil {
 		return
@@ -285,21 +340,46 @@ func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, so
 	entry := approval.LogEntry{
 		Time: end, Document: ds.uri, ToolID: u.ID, Tool: u.Name, InputHash: inputHash(u),
 		Decision: string(approval.Approve), Source: source, Start: &start, End: &end,
-		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: source, Trace: v.Steps,
+		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: source,
+		TimedOut: res.TimedOut, Outcome: runOutcome(res, interrupted),
 	}
-	if interrupted {
-		// LogEntry has no outcome field: the last trace step says it.
-		entry.Trace = append(append([]approval.Step(nil), v.Steps...), approval.Step{Resolver: "chatls", Decision: approval.Pass,
-			Reason: logInterrupted})
+	if source == "user edit" {
+		// The policy did not approve it (its verdict and trace say what it
+		// answered); the user did.
+		entry.Reason = "approved by the user's edit of the placeholder in this session"
 	}
-	if err := s.decisions.Write(entry); err != nil {
+	if err := s.decisions.Write(v.LogEntry(entry)); err != nil {
 		s.log.Warn("decision log write failed", zap.Error(err))
 	}
 }
 
-// cancelTool stops a running tool (chatls.cancel, progress cancel).
-func (s *Server) cancelTool(id string) bool {
-	return s.runner.Cancel(id)
+// runOutcome is how a run ended, for the decision log.
+func runOutcome(res tools.Result, interrupted bool) string {
+	switch {
+	case interrupted:
+		return outcomeInterrupted
+	case res.Cancelled:
+		return outcomeCancelled
+	case res.TimedOut:
+		return outcomeTimeout
+	case res.IsError:
+		return outcomeError
+	}
+	return outcomeFinished
+}
+
+// cancelTool stops a tool of the document (chatls.cancel, progress
+// cancel), whether it is queued for a slot, about to start or running. It
+// reports whether there was one to stop.
+func (s *Server) cancelTool(ds *docState, id string) bool {
+	s.mu.Lock()
+	rs := ds.running[id]
+	s.mu.Unlock()
+	if rs == nil {
+		return false
+	}
+	rs.cancel(errUserCancelled)
+	return true
 }
 
 // tickWhileRunning refreshes inlay hints every second so a running call's

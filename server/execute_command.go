@@ -73,7 +73,7 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 		if err := needID(); err != nil {
 			return nil, err
 		}
-		return map[string]any{"cancelled": s.cancelTool(args.ID)}, nil
+		return map[string]any{"cancelled": s.cancelTool(ds, args.ID)}, nil
 	case "chatls.explain":
 		if err := needID(); err != nil {
 			return nil, err

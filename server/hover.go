@@ -39,7 +39,7 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 		info.Annotations = info.Tool.Annotations
 	} else {
 		info.Tool = tools.Definition{Name: u.Name}
-		info.Loading = !s.registry.Ready()
+		info.Loading = s.toolSet.MayProvide(u.Name)
 	}
 	if r != nil {
 		info.Status = string(r.Status)
@@ -53,7 +53,7 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 		if status := s.sessionTimes(ds, u.ID, &info); status != "" {
 			info.Status = status
 		}
-		if problem := s.sandboxUnavailable(); problem != "" && u.Name == "bash" {
+		if problem := s.sandboxProblemFor(ds.path); problem != "" && u.Name == "bash" {
 			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); bash calls ask for approval"
 		}
 	}
@@ -69,30 +69,38 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 
 // sessionTimes fills the execution times known for a call and returns its
 // live status ("queued", "running"), or "" when it is not running (the
-// document's status then stands). A runState is queued until runTool names
-// it (a slot is free and the journal recorded the start); its started time
-// is then the start. A finished run's time comes from the execution journal.
+// document's status then stands). A runState is queued from startTool until
+// runTool names it (a slot is free and the journal recorded the start);
+// its queued time is shown while it waits and, once it runs, when it had to
+// wait. A finished run's start and finish come from the execution journal.
 func (s *Server) sessionTimes(ds *docState, id string, info *surface.HoverInfo) string {
 	s.mu.Lock()
 	rs := ds.running[id]
-	var since time.Time
-	named := false
+	var queued, started time.Time
+	named, waited := false, false
 	if rs != nil {
-		since, named = rs.started, rs.name != ""
+		queued, started, named, waited = rs.queued, rs.started, rs.name != "", rs.waited
 	}
 	s.mu.Unlock()
 	switch {
 	case rs != nil && named:
-		info.Started = &since
+		info.Started = &started
+		if waited {
+			info.Queued = &queued
+		}
 		return "running"
 	case rs != nil:
-		info.Queued = &since
+		info.Queued = &queued
 		return "queued"
 	}
 	if s.journal != nil {
 		if rec, ok := s.journal.Recorded(ds.journalKey(), id); ok && rec.Kind != journal.KindResolution && !rec.Time.IsZero() {
 			finished := rec.Time.Local()
 			info.Finished = &finished
+			if !rec.Started.IsZero() {
+				started := rec.Started.Local()
+				info.Started = &started
+			}
 		}
 	}
 	return ""

@@ -31,8 +31,7 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 	span := doc.Span(fromLSPRange(p.Range), snap.enc)
 	inRange := func(off int) bool { return span.Start <= off && off <= span.End }
 	ds, _, _, _ := s.current(snap.uri)
-	maxLen := s.settings.effective().InlayHintsMaxLength
-	waiting := !s.registry.Ready()
+	maxLen := s.settings.effectiveFor(uriToPath(snap.uri)).InlayHintsMaxLength
 	hints := []lspext.InlayHint{}
 	add := func(off int, label, tooltip string) {
 		pos := doc.Lines.Position(off, snap.enc)
@@ -43,16 +42,13 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 			Tooltip:     tooltip,
 		})
 	}
-	unknown := func(name string) bool {
-		_, known := s.registry.Lookup(name)
-		return !known
-	}
+	// loading: the tool is not known yet but may come from a source that
+	// is still loading.
+	loading := s.toolSet.MayProvide
 	for _, m := range messagesIn(doc, span) {
-		if waiting {
-			for _, u := range m.ToolUses {
-				if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && unknown(u.Name) {
-					add(u.HeaderSpan.End, msgWaitingTools, "chatls: the tool "+u.Name+" may come from a tool source that is still loading")
-				}
+		for _, u := range m.ToolUses {
+			if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && loading(u.Name) {
+				add(u.HeaderSpan.End, msgWaitingTools, "chatls: the tool "+u.Name+" may come from a tool source that is still loading")
 			}
 		}
 		for _, r := range m.ToolResults {
@@ -73,7 +69,7 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 				continue
 			}
 			label := s.preview(u, maxLen)
-			if waiting && unknown(u.Name) {
+			if loading(u.Name) {
 				label = msgWaitingTools
 			}
 			if ds != nil {

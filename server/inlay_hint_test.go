@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
-	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/custom"
 )
 
 func TestFullOutputPath(t *testing.T) {
@@ -93,26 +97,31 @@ func TestInlayHintsHonourTheRange(t *testing.T) {
 	}
 }
 
-// slowSource is a custom tool source that loads when released.
-type slowSource struct{ release chan struct{} }
-
-func (slowSource) Name() string { return "slow" }
-func (src slowSource) Load(ctx context.Context) ([]tools.Tool, error) {
-	select {
-	case <-src.release:
-		return []tools.Tool{slowTool{}}, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+// slowPlugin configures, in s's tool set, a plugin that declares slowtool
+// once release is called (it waits on a FIFO before answering init).
+func slowPlugin(t *testing.T, s *Server) (release func()) {
+	t.Helper()
+	dir := t.TempDir()
+	fifo, path := filepath.Join(dir, "release"), filepath.Join(dir, "slow-plugin")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
-}
-
-type slowTool struct{}
-
-func (slowTool) Definition() tools.Definition {
-	return tools.Definition{Name: "slowtool", Description: "answers slowly"}
-}
-func (slowTool) Run(context.Context, tools.Call, tools.Env) tools.Result {
-	return tools.Result{Text: "not run in tests", IsError: true}
+	script := "#!/bin/bash\nread -r line\nread -r _ < " + fifo + "\n" +
+		`echo '{"type":"init","tools":[{"name":"slowtool","description":"answers slowly","parameters":{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}}]}'` +
+		"\nexec cat >/dev/null\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.toolSet.Reconcile(custom.Config{Plugins: []config.Plugin{{Name: "slow", Path: path}}, Timeout: time.Minute})
+	t.Cleanup(func() { s.toolSet.Close() })
+	return func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until the plugin reads
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("go\n")
+		f.Close()
+	}
 }
 
 // While a tool source loads, only calls of tools not known yet wait: they
@@ -126,8 +135,7 @@ func TestWaitingForToolDefinitionsOnlyWhereNeeded(t *testing.T) {
 		"**Tool Use:** `slowtool` (`s2`)\n\n```json\n{\"x\":\"b\"}\n```\n\n" + // L17
 		"@You:\n\n**Tool Result:** `s2`\n\n```flemma:tool status=pending\n```\n" // opener L27
 	s, snap := testServer(t, text)
-	src := slowSource{release: make(chan struct{})}
-	s.registry.AddSource(src, time.Minute)
+	release := slowPlugin(t, s)
 	ds := s.docs[snap.uri]
 	waitingAt := func(doc *chatdoc.Document, ds *docState) []string {
 		var out []string
@@ -151,10 +159,10 @@ func TestWaitingForToolDefinitionsOnlyWhereNeeded(t *testing.T) {
 		t.Errorf("a document using only built-ins waits for nothing, got %q", got)
 	}
 
-	close(src.release)
+	release()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.registry.WaitReady(ctx); err != nil {
+	if err := s.toolSet.WaitFor(ctx, "slowtool"); err != nil {
 		t.Fatal(err)
 	}
 	hints = hintLines(t, s, snap, 0, snap.doc.Lines.LineCount())

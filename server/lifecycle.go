@@ -153,7 +153,26 @@ func (s *Server) openState() {
 // requests that need tool definitions wait for them (SPEC §5 (c)).
 func (s *Server) startToolSources() {
 	s.registry.OnChange(s.refreshDocuments)
+	// A source that finished loading (or timed out) decides whether the
+	// tools a document waits for exist: its diagnostics and hints change,
+	// and autopilot goes on.
+	s.toolSet.OnChange(s.toolSourcesChanged)
 	s.applySettings()
+}
+
+// toolSourcesChanged refreshes what documents show and wakes their
+// autopilot after a tool source finished loading or was reconfigured.
+func (s *Server) toolSourcesChanged() {
+	s.refreshDocuments()
+	s.mu.Lock()
+	docs := make([]*docState, 0, len(s.docs))
+	for _, ds := range s.docs {
+		docs = append(docs, ds)
+	}
+	s.mu.Unlock()
+	for _, ds := range docs {
+		ds.wake()
+	}
 }
 
 // toolSourceConfig picks the plugin and MCP sources out of the trusted
@@ -247,8 +266,11 @@ func (s *Server) updateBuiltins() {
 }
 
 // checkSandbox probes bubblewrap for every configuration that enables the
-// sandbox, again after each settings change. When it cannot run, chatls says
-// so once per distinct failure and bash calls are asked for (SPEC §5).
+// sandbox, again after each settings change. A bubblewrap binary that was
+// not in use at the last check (the sandbox was just turned on, or
+// sandbox.bwrap changed) is probed afresh, so one installed since is seen;
+// the others keep their cached answer. When it cannot run, chatls says so
+// once per distinct failure and bash calls are asked for (SPEC §5).
 func (s *Server) checkSandbox() {
 	problems := map[string]string{}
 	for _, eff := range s.settings.allEffective() {
@@ -259,7 +281,14 @@ func (s *Server) checkSandbox() {
 			continue
 		}
 		problems[eff.Sandbox.Bwrap] = ""
-		if err := tools.SandboxAvailable(eff.Sandbox.Bwrap); err != nil {
+		s.mu.Lock()
+		_, inUse := s.sandboxProblems[eff.Sandbox.Bwrap]
+		s.mu.Unlock()
+		probe := tools.SandboxAvailable
+		if !inUse {
+			probe = tools.ProbeSandbox
+		}
+		if err := probe(eff.Sandbox.Bwrap); err != nil {
 			problems[eff.Sandbox.Bwrap] = err.Error()
 		}
 	}
@@ -298,27 +327,16 @@ func (s *Server) sandboxProblem(eff config.Effective) string {
 	return ""
 }
 
-// sandboxUnavailable is why bubblewrap cannot run although the session's
-// settings enable the sandbox, or "".
-func (s *Server) sandboxUnavailable() string {
-	return s.sandboxProblem(s.settings.effective())
-}
-
 // sandboxProblemFor is why bubblewrap cannot run although the settings of
-// the document at path, or of the session, enable the sandbox, or "".
+// the document at path enable the sandbox, or "".
 func (s *Server) sandboxProblemFor(path string) string {
-	if p := s.sandboxProblem(s.settings.effectiveFor(path)); p != "" {
-		return p
-	}
-	return s.sandboxUnavailable()
+	return s.sandboxProblem(s.settings.effectiveFor(path))
 }
 
 // sandboxActiveFor says whether bash of the document at path runs inside
-// bubblewrap: its settings and the session's enable the sandbox (tools run
-// with the session's) and bubblewrap works for both.
+// bubblewrap: its settings enable the sandbox and bubblewrap works.
 func (s *Server) sandboxActiveFor(path string) bool {
-	doc, session := s.settings.effectiveFor(path), s.settings.effective()
-	return doc.Sandbox.Enabled && session.Sandbox.Enabled && s.sandboxProblemFor(path) == ""
+	return s.settings.effectiveFor(path).Sandbox.Enabled && s.sandboxProblemFor(path) == ""
 }
 
 func (s *Server) afterInitialized() {

@@ -36,7 +36,8 @@ func messagesIn(doc *chatdoc.Document, span chatdoc.Span) []*chatdoc.Message {
 // should run.
 func (s *Server) observeUserEdits(ds *docState, old, next *chatdoc.Document, span chatdoc.Span) bool {
 	wake := false
-	autopilot := s.settings.effective().Autopilot
+	// Under Server.mu: the root is looked up without taking it again.
+	autopilot := s.settings.effectiveForRoot(s.workspaceRootLocked(ds.path)).Autopilot
 	for _, m := range messagesIn(next, span) {
 		for _, r := range m.ToolResults {
 			if s.observePlaceholder(ds, old, next, r) {

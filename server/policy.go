@@ -22,10 +22,7 @@ const decisionTimeout = 5 * time.Second
 func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse, logSource string) approval.Verdict {
 	engine, err := s.engineFor(ds, doc)
 	if err != nil {
-		s.log.Warn("policy unavailable; asking the user", zap.Error(err))
-		reason := "the policy could not be loaded: " + err.Error()
-		return approval.Verdict{Decision: approval.RequireApproval, Reason: reason,
-			Steps: []approval.Step{{Resolver: "default", Decision: approval.RequireApproval, Reason: reason}}}
+		return s.policyErrorVerdict(err)
 	}
 	ctx, cancel := context.WithTimeout(s.baseCtx, decisionTimeout)
 	defer cancel()
@@ -51,6 +48,39 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	return v
 }
 
+// newEngine builds policy engines; tests replace it to make building fail.
+var newEngine = approval.NewEngine
+
+// brokenSourceError is a configuration source broken since the start: the
+// user was told when it failed to load (settingsState.reject).
+type brokenSourceError struct{ error }
+
+func (e brokenSourceError) Unwrap() error { return e.error }
+
+// policyErrorVerdict is the decision when no policy engine can be built:
+// every call asks, and the trace says why (resolver "config", as
+// `chatls policy check` answers). A build failure is shown to the user once
+// per settings generation; a source broken since the start was shown when
+// it failed to load.
+func (s *Server) policyErrorVerdict(err error) approval.Verdict {
+	reason := "the policy could not be built: " + err.Error()
+	if broken, ok := err.(brokenSourceError); ok {
+		reason = "the configuration could not be loaded, so every call asks: " + broken.error.Error()
+	} else {
+		st := s.settings
+		st.mu.Lock()
+		tell := st.engineErrorShown != st.generation
+		st.engineErrorShown = st.generation
+		st.mu.Unlock()
+		if tell {
+			s.log.Warn("policy unavailable; asking the user", zap.Error(err))
+			s.showMessage(messageError, "chatls: "+reason+" (every tool call asks for approval until this is fixed)")
+		}
+	}
+	return approval.Verdict{Decision: approval.RequireApproval, Reason: reason,
+		Steps: []approval.Step{{Resolver: approval.ConfigErrorResolver, Priority: 1000, Decision: approval.RequireApproval, Reason: reason}}}
+}
+
 // engineFor builds (or reuses) the policy engine for a document: the engine
 // depends on the settings generation and the document's frontmatter.
 func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engine, error) {
@@ -65,7 +95,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	}
 	root := s.workspaceRoot(ds.path)
 	if err := st.brokenFor(root); err != nil {
-		return nil, err
+		return nil, brokenSourceError{err}
 	}
 	sandboxActive := s.sandboxActiveFor(ds.path)
 	st.mu.Lock()
@@ -87,7 +117,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		SandboxActive: sandboxActive,
 	}
 	st.mu.Unlock()
-	engine, err := approval.NewEngine(src, s.log)
+	engine, err := newEngine(src, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +171,13 @@ func (s *Server) refreshDocuments() {
 // workspaceRoot is the workspace folder holding path, else its directory.
 func (s *Server) workspaceRoot(path string) string {
 	s.mu.Lock()
-	roots := append([]string(nil), s.roots...)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return s.workspaceRootLocked(path)
+}
+
+// workspaceRootLocked is workspaceRoot for callers holding s.mu.
+func (s *Server) workspaceRootLocked(path string) string {
+	roots := s.roots
 	best := ""
 	for _, r := range roots {
 		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {

@@ -115,17 +115,17 @@ func (s *Server) progressCancelled(raw *json.RawMessage) {
 	var token string
 	_ = json.Unmarshal(p.Token, &token)
 	s.mu.Lock()
-	var id string
+	var found *runState
 	for _, ds := range s.docs {
 		for _, rs := range ds.running {
 			if rs.token == token && token != "" {
-				id = rs.id
+				found = rs
 			}
 		}
 	}
 	s.mu.Unlock()
-	if id != "" {
-		s.cancelTool(id)
+	if found != nil {
+		found.cancel(errUserCancelled)
 	}
 }
 

@@ -46,9 +46,11 @@ type settingsState struct {
 	effByRoot  map[string]config.Effective
 	userOnly   config.Effective
 	generation int
-	sem        chan struct{}
-	watcher    *config.Watcher
-	engines    map[string]*approval.Engine
+	// engineErrorShown is the generation whose policy-build error was shown.
+	engineErrorShown int
+	sem              chan struct{}
+	watcher          *config.Watcher
+	engines          map[string]*approval.Engine
 }
 
 // layers is one complete configuration; changes are validated on a copy.
@@ -84,11 +86,11 @@ func newSettingsState(s *Server) *settingsState {
 	return st
 }
 
-// effective is the session's settings: the user layers plus, with one
-// workspace folder, its .chatls.toml (whole when trusted, else only what
-// narrows); with several folders only what each of them narrows. The
-// sandbox is on when any document's settings turn it on, so nothing runs
-// unsandboxed that a document's policy assumed sandboxed.
+// effective is the session's settings, for what is shared by every
+// document (tools.maxConcurrent, web_fetch hosts): the user layers plus,
+// with one workspace folder, its .chatls.toml (whole when trusted, else
+// only what narrows); with several folders only what each of them narrows.
+// Everything about one document comes from effectiveFor.
 func (st *settingsState) effective() config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -98,7 +100,13 @@ func (st *settingsState) effective() config.Effective {
 // effectiveFor is the settings of the document at path: the user layers
 // plus the .chatls.toml of its workspace root (narrowing only when untrusted).
 func (st *settingsState) effectiveFor(path string) config.Effective {
-	root := st.s.workspaceRoot(path)
+	return st.effectiveForRoot(st.s.workspaceRoot(path))
+}
+
+// effectiveForRoot is the settings of documents under the workspace root
+// (a directory that is no workspace folder gets the user layers alone).
+// It takes only the settings lock: callers may hold Server.mu.
+func (st *settingsState) effectiveForRoot(root string) config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if e, ok := st.effByRoot[root]; ok {
@@ -107,19 +115,21 @@ func (st *settingsState) effectiveFor(path string) config.Effective {
 	return st.userOnly
 }
 
-// allEffective lists every distinct configuration in use (for the sandbox probe).
+// allEffective lists every configuration a document can have (for the
+// sandbox probe): the user layers alone and each workspace's.
 func (st *settingsState) allEffective() []config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := []config.Effective{st.eff, st.userOnly}
+	out := []config.Effective{st.userOnly}
 	for _, root := range slices.Sorted(maps.Keys(st.effByRoot)) {
 		out = append(out, st.effByRoot[root])
 	}
 	return out
 }
 
-func (st *settingsState) defaultTimeout() time.Duration {
-	return time.Duration(st.effective().DefaultTimeout) * time.Second
+// defaultTimeout is tools.defaultTimeout of the document at path.
+func (st *settingsState) defaultTimeout(path string) time.Duration {
+	return time.Duration(st.effectiveFor(path).DefaultTimeout) * time.Second
 }
 
 // semaphore bounds parallel tools; resized when maxConcurrent changes.
@@ -153,6 +163,11 @@ func (st *settingsState) recomputeLocked() {
 		st.effByRoot[root] = config.Merge(append(slices.Clone(user), ws)...)
 		narrowing = append(narrowing, config.UntrustedView(ws))
 	}
+	for _, root := range st.cur.roots {
+		if _, done := st.trusted[root]; !done {
+			st.trusted[root] = isTrusted(trust, root)
+		}
+	}
 	if len(st.cur.roots) == 1 {
 		if e, ok := st.effByRoot[st.cur.roots[0]]; ok {
 			st.eff = e
@@ -162,11 +177,6 @@ func (st *settingsState) recomputeLocked() {
 	} else {
 		st.eff = config.Merge(narrowing...)
 	}
-	for _, e := range st.effByRoot {
-		st.eff.Sandbox.Enabled = st.eff.Sandbox.Enabled || e.Sandbox.Enabled
-		st.eff.Sandbox.Network = st.eff.Sandbox.Network && e.Sandbox.Network
-	}
-	st.eff.Sandbox.Enabled = st.eff.Sandbox.Enabled || st.userOnly.Sandbox.Enabled
 	if st.sem == nil || cap(st.sem) != st.eff.MaxConcurrent {
 		st.sem = make(chan struct{}, st.eff.MaxConcurrent)
 	}
@@ -490,11 +500,11 @@ func (st *settingsState) userPath() string {
 	return st.cur.userPath
 }
 
-// workspaceApplies says whether rules in root's .chatls.toml take effect:
-// the file is loaded (root is a workspace folder) and trusted.
+// workspaceApplies says whether rules written to root's .chatls.toml take
+// effect: root is a workspace folder (its file is loaded and watched, also
+// once created) and trust.workspaces matches it.
 func (st *settingsState) workspaceApplies(root string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	_, loaded := st.cur.workspaces[root]
-	return loaded && st.trusted[root]
+	return slices.Contains(st.cur.roots, root) && st.trusted[root]
 }

@@ -47,6 +47,16 @@ func TestHoverMarkdown(t *testing.T) {
 				"**Status:** done · queued 2025-05-01 10:41:51, started 2025-05-01 10:42:01, finished 2025-05-02 10:42:01 after 24h0m0s\n",
 		},
 		{
+			name: "running after waiting for a slot",
+			info: HoverInfo{Tool: tools.Definition{Name: "bash"}, Known: true, Input: map[string]any{}, Status: "running", Queued: &queued, Started: &start},
+			want: "### `bash`\n\n**Input**\n\n```json\n{}\n```\n\n**Status:** running · queued 2025-05-01 10:41:51, started 2025-05-01 10:42:01, running for 3s\n",
+		},
+		{
+			name: "finished, start not on record (older journal)",
+			info: HoverInfo{Tool: tools.Definition{Name: "bash"}, Known: true, Input: map[string]any{}, Status: "done", Finished: &end},
+			want: "### `bash`\n\n**Input**\n\n```json\n{}\n```\n\n**Status:** done · finished 2025-05-01 10:42:03\n",
+		},
+		{
 			name: "waiting for a slot",
 			info: HoverInfo{Tool: tools.Definition{Name: "bash"}, Known: true, Input: map[string]any{}, Status: "queued", Queued: &start},
 			want: "### `bash`\n\n**Input**\n\n```json\n{}\n```\n\n**Status:** queued · queued 2025-05-01 10:42:01, waiting for a free slot for 3s\n",
