@@ -86,13 +86,10 @@ func (s *Server) policyErrorVerdict(err error) approval.Verdict {
 func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engine, error) {
 	st := s.settings
 	fmKey := ""
-	var ops []approval.FrontmatterOp
 	if fm := doc.Frontmatter; fm != nil {
-		fmKey = fm.Language + "\x00" + fm.Code
-		for _, op := range fm.Options {
-			ops = append(ops, approval.FrontmatterOp{Path: op.Path, Op: op.Op, Values: op.Values, Line: op.Line})
-		}
+		fmKey = fm.Language + "\x00" + fm.Code // its options and error follow from these
 	}
+	ops, fmErr := approval.FromFrontmatter(doc.Frontmatter)
 	root := s.workspaceRoot(ds.path)
 	if err := st.brokenFor(root); err != nil {
 		return nil, brokenSourceError{err}
@@ -108,13 +105,14 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		return e, nil
 	}
 	src := approval.Sources{
-		User:          overlay(st.userLayers()...),
-		UserFile:      st.cur.userPath,
-		Workspace:     st.cur.workspaces[root],
-		WorkspaceFile: filepath.Join(root, config.WorkspaceFile),
-		Frontmatter:   ops,
-		DocPath:       ds.path,
-		SandboxActive: sandboxActive,
+		User:             overlay(st.userLayers()...),
+		UserFile:         st.cur.userPath,
+		Workspace:        st.cur.workspaces[root],
+		WorkspaceFile:    filepath.Join(root, config.WorkspaceFile),
+		Frontmatter:      ops,
+		FrontmatterError: fmErr,
+		DocPath:          ds.path,
+		SandboxActive:    sandboxActive,
 	}
 	st.mu.Unlock()
 	engine, err := newEngine(src, s.log)
