@@ -33,8 +33,10 @@ func QuickFixes(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo) []Fix
 		fix = splitInlineRoleMarker(doc, d)
 	case CodeUnknownTool:
 		fix = renameUnknownTool(doc, d, reg)
-	case chatdoc.CodeToolUseUnclosedFence, chatdoc.CodeResultUnclosedFence:
+	case chatdoc.CodeToolUseUnclosedFence, chatdoc.CodeResultUnclosedFence, chatdoc.CodeUnclosedFence:
 		fix = closeFence(doc, d)
+	case chatdoc.CodeRoleMarkerInFence:
+		fix = endFenceBeforeMarker(doc, d)
 	case CodeUnansweredToolUse:
 		fix = insertMissingPlaceholders(doc, d)
 	}
@@ -132,6 +134,9 @@ func toolUseAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.ToolUse {
 func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	f := unclosedFenceAt(doc, d)
 	if f == nil {
+		f = unclosedFrontmatter(doc, d)
+	}
+	if f == nil {
 		return nil
 	}
 	text := spanWindow(doc, chatdoc.Span{Start: f.OpenerSpan.Start, End: f.Span.End})
@@ -154,6 +159,48 @@ func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 }
 
 var roleMarkerLine = regexp.MustCompile(`^@\w+:\s*$`)
+
+// unclosedFrontmatter is the fence an unclosed frontmatter opener on line 1
+// starts: it belongs to no message (text before the first role marker is
+// not parsed as one), so it is not among the messages' fences. It runs to
+// the end of the document; closeFence stops at the first role marker.
+func unclosedFrontmatter(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.Fence {
+	if d.Span.Start != 0 || doc.Frontmatter != nil {
+		return nil
+	}
+	text := windowAt(doc, 0, 0)
+	opener := chatdoc.Span{Start: 0, End: text.lineEnd(0)}
+	line := text.str(opener.Start, opener.End)
+	ticks := len(line) - len(strings.TrimLeft(line, "`"))
+	if ticks < 3 {
+		return nil
+	}
+	return &chatdoc.Fence{OpenerSpan: opener, Span: chatdoc.Span{Start: 0, End: doc.Len()}, Ticks: ticks}
+}
+
+// endFenceBeforeMarker ends the fence holding a role marker just above the
+// marker's line. Not preferred: the marker may be meant as content (a .chat
+// example inside a fence).
+func endFenceBeforeMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
+	var fence *chatdoc.Fence
+	for _, f := range allFences(doc) {
+		if f.OpenerSpan.End <= d.Span.Start && d.Span.Start < f.Span.End {
+			if fence == nil || f.OpenerSpan.Start > fence.OpenerSpan.Start {
+				fence = f
+			}
+		}
+	}
+	if fence == nil {
+		return nil
+	}
+	text := spanWindow(doc, chatdoc.Span{Start: fence.OpenerSpan.Start, End: d.Span.End})
+	marker := text.lineStart(d.Span.Start)
+	insertAt := max(text.trimSpanRight(chatdoc.Span{Start: fence.OpenerSpan.End, End: marker}).End, fence.OpenerSpan.End)
+	return &Fix{
+		Title: "End the code fence before this role marker",
+		Edits: []chatdoc.TextEdit{{Span: chatdoc.Span{Start: insertAt, End: insertAt}, NewText: doc.Newline + strings.Repeat("`", max(fence.Ticks, 3))}},
+	}
+}
 
 // unclosedFenceAt finds the unclosed fence whose opener the diagnostic marks
 // (or that contains it).

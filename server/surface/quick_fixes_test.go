@@ -158,3 +158,59 @@ func TestQuickFixesUnrelatedOrStale(t *testing.T) {
 		t.Errorf("nil doc: %+v", fixes)
 	}
 }
+
+// A plain fence that runs to the end of the document (chatdoc's
+// unclosed-fence warning) is closed before the next role marker; the
+// fixed document parses without warnings and has its messages back.
+func TestQuickFixCloseUnclosedPlainFence(t *testing.T) {
+	for _, nl := range []string{"\n", "\r\n"} {
+		src := strings.ReplaceAll("@You:\nlook:\n\n```python\nprint(1)\n\n@Assistant:\nok\n", "\n", nl)
+		titles, fixed := fixFor(t, chatdoc.Parse(src), chatdoc.CodeUnclosedFence)
+		if diff := cmp.Diff([]string{"Close the code fence"}, titles); diff != "" {
+			t.Error(diff)
+		}
+		want := strings.ReplaceAll("@You:\nlook:\n\n```python\nprint(1)\n```\n\n@Assistant:\nok\n", "\n", nl)
+		if fixed != want {
+			t.Errorf("got %q want %q", fixed, want)
+		}
+		if again := chatdoc.Parse(fixed); len(again.Diagnostics) != 0 || len(again.Messages) != 2 {
+			t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages), again.Diagnostics)
+		}
+	}
+}
+
+// An unclosed frontmatter opener makes the whole document one fence; the
+// fix closes it before the first role marker, which makes it frontmatter.
+func TestQuickFixCloseUnclosedFrontmatter(t *testing.T) {
+	doc := chatdoc.Parse("```lua\nflemma.opt.tools.auto_approve = { \"$readonly\" }\n@You:\nhi\n")
+	_, fixed := fixFor(t, doc, chatdoc.CodeUnclosedFence)
+	again := chatdoc.Parse(fixed)
+	if again.Frontmatter == nil || len(again.Messages) != 1 || len(again.Diagnostics) != 0 {
+		t.Errorf("fixed %q: frontmatter %v, %d messages, diagnostics %v", fixed, again.Frontmatter, len(again.Messages), again.Diagnostics)
+	}
+}
+
+// A role marker inside a fence that a later fence's closer ends (the usual
+// result of a forgotten closer): the fix ends the fence above the marker,
+// not preferred, since the marker may be meant as content.
+func TestQuickFixEndFenceBeforeRoleMarker(t *testing.T) {
+	src := "@Assistant:\nHere:\n\n```python\nprint(1)\n\n@You:\nthanks, and this:\n\n```json\n{}\n```\n"
+	doc := chatdoc.Parse(src)
+	reg := newFakeRegistry()
+	var fixes []Fix
+	for _, d := range doc.Diagnostics {
+		if d.Code == chatdoc.CodeRoleMarkerInFence {
+			fixes = QuickFixes(doc, d, reg)
+		}
+	}
+	if len(fixes) != 1 || fixes[0].Preferred || fixes[0].Title != "End the code fence before this role marker" {
+		t.Fatalf("fixes: %+v", fixes)
+	}
+	fixed := applyEdits(t, src, fixes[0].Edits)
+	if want := "@Assistant:\nHere:\n\n```python\nprint(1)\n```\n\n@You:\nthanks, and this:\n\n```json\n{}\n```\n"; fixed != want {
+		t.Errorf("got %q want %q", fixed, want)
+	}
+	if again := chatdoc.Parse(fixed); len(again.Messages) != 2 || len(again.Diagnostics) != 0 {
+		t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages), again.Diagnostics)
+	}
+}
