@@ -65,7 +65,7 @@ func parseRule(text, home string) (*rule, error) {
 			err = fmt.Errorf("pattern %q is not a valid glob (see docs/policy.md, Path patterns)", r.pattern)
 		}
 	default:
-		if k, g, ok := strings.Cut(r.pattern, "="); ok && isIdent(k) {
+		if k, g, ok := strings.Cut(r.pattern, "="); ok && isVarName(k) {
 			r.key, r.glob = k, g
 		} else {
 			r.glob = r.pattern
@@ -87,18 +87,6 @@ func validTool(r *rule) error {
 		}
 	}
 	return nil
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // toolMatches compares a tool name with the rule's, where * matches any run

@@ -156,6 +156,18 @@ func inputHash(u *chatdoc.ToolUse) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// openDocs is a snapshot of the open documents, for work that must not hold
+// s.mu while it touches each one.
+func (s *Server) openDocs() []*docState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	docs := make([]*docState, 0, len(s.docs))
+	for _, ds := range s.docs {
+		docs = append(docs, ds)
+	}
+	return docs
+}
+
 // current returns the document's snapshot and version.
 func (s *Server) current(uri string) (*docState, *chatdoc.Document, int32, chan struct{}) {
 	s.mu.Lock()

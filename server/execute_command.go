@@ -218,12 +218,7 @@ var phaseRank = map[string]int{"send": 0, "wait": 1, "execute": 2, "categorize":
 
 // advanceAll runs chatls.advance on every open document and sums the reports.
 func (s *Server) advanceAll(ctx context.Context) (any, error) {
-	s.mu.Lock()
-	docs := make([]*docState, 0, len(s.docs))
-	for _, ds := range s.docs {
-		docs = append(docs, ds)
-	}
-	s.mu.Unlock()
+	docs := s.openDocs()
 	total := stepReport{Phase: "send", Ready: true}
 	for _, ds := range docs {
 		r := s.step(ctx, ds, true)

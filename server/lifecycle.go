@@ -164,12 +164,7 @@ func (s *Server) startToolSources() {
 // autopilot after a tool source finished loading or was reconfigured.
 func (s *Server) toolSourcesChanged() {
 	s.refreshDocuments()
-	s.mu.Lock()
-	docs := make([]*docState, 0, len(s.docs))
-	for _, ds := range s.docs {
-		docs = append(docs, ds)
-	}
-	s.mu.Unlock()
+	docs := s.openDocs()
 	for _, ds := range docs {
 		ds.wake()
 	}

@@ -154,12 +154,7 @@ func (s *Server) refreshDocuments() {
 	s.settings.mu.Lock()
 	s.settings.engines = nil
 	s.settings.mu.Unlock()
-	s.mu.Lock()
-	docs := make([]*docState, 0, len(s.docs))
-	for _, ds := range s.docs {
-		docs = append(docs, ds)
-	}
-	s.mu.Unlock()
+	docs := s.openDocs()
 	for _, ds := range docs {
 		s.scheduleDiagnostics(ds)
 	}
