@@ -39,7 +39,6 @@ func newOutputSink(limits Limits, dir, prefix string) *outputSink {
 		limits: limits,
 		dir:    dir,
 		prefix: prefix,
-		ring:   tailRing{buf: make([]byte, limits.MaxBytes)},
 	}
 }
 
@@ -53,16 +52,20 @@ func (s *outputSink) Write(p []byte) (int, error) {
 	s.total += int64(len(p))
 	s.nl += int64(bytes.Count(p, []byte{'\n'}))
 	s.last = p[len(p)-1]
-	s.ring.write(p)
 	if s.file == nil && s.fileError == nil {
 		if !s.overLimitLocked() {
 			s.head = append(s.head, p...)
 			return len(p), nil
 		}
+		// Over the limits: from now on the ring keeps the tail. Allocated
+		// only now, as most commands never print this much.
+		s.ring.buf = make([]byte, s.limits.MaxBytes)
+		s.ring.write(s.head)
 		s.openFileLocked()
 		s.saveLocked(s.head)
 		s.head = nil
 	}
+	s.ring.write(p)
 	s.saveLocked(p)
 	return len(p), nil
 }
@@ -113,6 +116,9 @@ func (s *outputSink) saveLocked(p []byte) {
 func (s *outputSink) lastLine() string {
 	s.mu.Lock()
 	tail := s.ring.bytes()
+	if s.ring.buf == nil {
+		tail = append(tail, s.head...) // still all in memory
+	}
 	s.mu.Unlock()
 	tail = bytes.TrimRight(tail, "\r\n \t")
 	if i := bytes.LastIndexAny(tail, "\r\n"); i >= 0 {

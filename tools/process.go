@@ -9,15 +9,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chatls/chatls/tools/procsup"
 	"golang.org/x/sys/unix"
 )
 
 // progressInterval bounds how often Env.Progress is called.
 const progressInterval = 200 * time.Millisecond
-
-// supervisorGrace bounds the wait for a supervisor to end its call's processes
-// (one stuck in uninterruptible sleep delays it); then it is killed itself.
-const supervisorGrace = 5 * time.Second
 
 // pipeDrainGrace is how long output may keep flowing after the call's
 // processes are gone (unsupervised: a daemon that escaped the group with
@@ -32,68 +29,57 @@ type processOutcome struct {
 	startErr  error
 }
 
-// runProcessGroup starts cmd under a supervisor (supervisor.go) in a new
-// session (no controlling terminal, so nothing can block on /dev/tty),
+// copyBuffers are the buffers output is read with, reused across calls.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64*1024); return &b }}
+
+// runningProcess is a started call, supervised or not.
+type runningProcess interface {
+	done() <-chan struct{} // closed once no process of the call is left
+	stop()                 // ends them all; safe more than once, from any goroutine
+	exitCode() int         // after done: 128+N for death by signal N
+}
+
+// runProcessGroup runs cmd under a supervisor (supervisor.go) in a session of
+// its own (no controlling terminal, so nothing can block on /dev/tty),
 // streams stdout+stderr merged into sink, reports progress, and ends every
 // process of the call on timeout, on cancellation and after the main process
 // exits (background jobs included). If chatls itself dies, the supervisor
 // does it; KillAll does it on a clean shutdown. Without supervision (no
 // /proc/self/exe) the tool leads its own process group, which is killed.
+// The command gets cmd's path, argv, directory and environment (nil: ours).
 // A cmd that failed to resolve (cmd.Err) is reported as a start error.
 func runProcessGroup(ctx context.Context, cmd *exec.Cmd, sink *outputSink, timeout time.Duration, progress func(Progress)) processOutcome {
 	if cmd.Err != nil {
 		return processOutcome{startErr: cmd.Err}
 	}
-	cmd, life, err := supervised(cmd)
-	if err != nil {
-		return processOutcome{startErr: err}
-	}
-	defer life.cut()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return processOutcome{startErr: err}
 	}
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = w, w, nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if life == nil {
-		// Unsupervised: the tool dies with chatls's spawning thread (its
-		// background jobs do not; the supervisor exists for them).
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	}
 	started := time.Now()
-	groupsMu.Lock() // so KillAll cannot miss a call that is starting
-	err = cmd.Start()
-	if err == nil {
-		groups[cmd.Process.Pid] = life
+	var proc runningProcess
+	if supervisionAvailable {
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		proc, err = startSupervised(procsup.Request{Path: cmd.Path, Argv: cmd.Args, Env: env, Dir: cmd.Dir}, w)
+	} else {
+		proc, err = startUnsupervised(cmd, w)
 	}
-	groupsMu.Unlock()
-	life.started()
+	w.Close() // the call's processes hold the only write ends now
 	if err != nil {
 		r.Close()
-		w.Close()
 		return processOutcome{startErr: err}
 	}
-	w.Close() // the children hold the only write ends now
-	pgid := cmd.Process.Pid
 
 	copied := make(chan struct{})
 	go func() {
-		buf := make([]byte, 64*1024)
-		io.CopyBuffer(sink, r, buf)
+		buf := copyBuffers.Get().(*[]byte)
+		// Only Read: os.File's WriteTo would copy through a buffer of its own.
+		io.CopyBuffer(sink, struct{ io.Reader }{r}, *buf)
+		copyBuffers.Put(buf)
 		close(copied)
-	}()
-
-	// Wait without reaping, so the group ID cannot be reused before we kill it.
-	exited := make(chan struct{})
-	go func() {
-		var info unix.Siginfo
-		for {
-			err := unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-			if err != unix.EINTR {
-				break
-			}
-		}
-		close(exited)
 	}()
 
 	var timer <-chan time.Time
@@ -109,7 +95,7 @@ func runProcessGroup(ctx context.Context, cmd *exec.Cmd, sink *outputSink, timeo
 wait:
 	for {
 		select {
-		case <-exited:
+		case <-proc.done():
 			break wait
 		case <-timer:
 			out.timedOut = true
@@ -123,28 +109,9 @@ wait:
 			}
 		}
 	}
-	if life != nil {
-		// The supervisor kills and reaps the call's processes, then exits.
-		life.cut()
-		select {
-		case <-exited:
-		case <-time.After(supervisorGrace):
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-exited
-		}
-	} else {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-exited
-	}
-	// Forget the group before reaping its leader: from then on its ID may be reused.
-	groupsMu.Lock()
-	delete(groups, pgid)
-	groupsMu.Unlock()
-	err = cmd.Wait() // reaps; the pipe is ours, so this does not wait for output
-	out.exitCode = exitCodeOf(cmd.ProcessState, err)
-	if life == nil {
-		waitGroupGone(pgid, time.Second)
-	}
+	proc.stop()
+	<-proc.done()
+	out.exitCode = proc.exitCode()
 
 	select {
 	case <-copied:
@@ -156,14 +123,23 @@ wait:
 	return out
 }
 
-// groups are the running calls by the pid of their group leader (the
-// supervisor, or the tool when unsupervised) with their lifeline (nil when
-// unsupervised). The leader stays unreaped while listed, so its group ID
-// cannot be reused meanwhile.
+// groups are the running calls, for KillAll.
 var (
 	groupsMu sync.Mutex
-	groups   = map[int]*lifeline{}
+	groups   = map[runningProcess]struct{}{}
 )
+
+func register(p runningProcess) {
+	groupsMu.Lock()
+	groups[p] = struct{}{}
+	groupsMu.Unlock()
+}
+
+func unregister(p runningProcess) {
+	groupsMu.Lock()
+	delete(groups, p)
+	groupsMu.Unlock()
+}
 
 // KillAll ends every tool process this process is running, with SIGKILL,
 // and returns how many calls it stopped. The server calls it when it is about
@@ -174,14 +150,73 @@ var (
 func KillAll() int {
 	groupsMu.Lock()
 	defer groupsMu.Unlock()
-	for pgid, life := range groups {
-		if life != nil {
-			life.cut()
+	for p := range groups {
+		if c, ok := p.(*unsupervisedCall); ok {
+			syscall.Kill(-c.pgid, syscall.SIGKILL) // listed, so the leader is unreaped
 		} else {
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			p.stop()
 		}
 	}
 	return len(groups)
+}
+
+// unsupervisedCall is a command leading its own process group, where there
+// is no supervisor: it dies with chatls's spawning thread (its background
+// jobs do not; the supervisor exists for them).
+type unsupervisedCall struct {
+	cmd  *exec.Cmd
+	pgid int
+	fin  chan struct{}
+	code int
+}
+
+func startUnsupervised(cmd *exec.Cmd, w *os.File) (*unsupervisedCall, error) {
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = w, w, nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	c := &unsupervisedCall{cmd: cmd, fin: make(chan struct{})}
+	groupsMu.Lock() // so KillAll cannot miss a call that is starting
+	err := cmd.Start()
+	if err == nil {
+		c.pgid = cmd.Process.Pid
+		groups[c] = struct{}{}
+	}
+	groupsMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	go c.await()
+	return c, nil
+}
+
+func (c *unsupervisedCall) await() {
+	// Wait without reaping, so the group ID cannot be reused before we kill it.
+	var info unix.Siginfo
+	for {
+		if err := unix.Waitid(unix.P_PID, c.pgid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != unix.EINTR {
+			break
+		}
+	}
+	// Forget the group before reaping its leader: from then on its ID may be reused.
+	groupsMu.Lock()
+	syscall.Kill(-c.pgid, syscall.SIGKILL)
+	delete(groups, c)
+	groupsMu.Unlock()
+	err := c.cmd.Wait() // reaps; the pipe is ours, so this does not wait for output
+	c.code = exitCodeOf(c.cmd.ProcessState, err)
+	waitGroupGone(c.pgid, time.Second)
+	close(c.fin)
+}
+
+func (c *unsupervisedCall) done() <-chan struct{} { return c.fin }
+func (c *unsupervisedCall) exitCode() int         { return c.code }
+
+// stop kills the group while its leader is unreaped (still listed).
+func (c *unsupervisedCall) stop() {
+	groupsMu.Lock()
+	if _, ok := groups[c]; ok {
+		syscall.Kill(-c.pgid, syscall.SIGKILL)
+	}
+	groupsMu.Unlock()
 }
 
 // waitGroupGone waits (bounded) until the process group has disappeared, so

@@ -28,7 +28,7 @@ func TestRead(t *testing.T) {
 		isError bool
 	}{
 		{`{"path":"small.txt"}`, "one\ntwo\nthree", false},
-		{`{"path":"small.txt","offset":2,"limit":1}`, "two\n\n[1 more lines in file. Use offset=3 to continue.]", false},
+		{`{"path":"small.txt","offset":2,"limit":1}`, "two\n\n[Showing lines 2-2 of 3. Use offset=3 to continue.]", false},
 		{`{"path":"small.txt","offset":3,"limit":null,"label":null}`, "three", false},
 		{`{"path":"small.txt","offset":4}`, "Offset 4 is beyond end of file (3 lines total)", true},
 		{`{"path":"missing/config.toml"}`, "File not found: missing/config.toml", true},
@@ -58,15 +58,22 @@ func TestRead(t *testing.T) {
 		t.Errorf("rest: %q", res.Text[len(res.Text)-40:])
 	}
 	res = run(t, env, "read", decode(t, `{"path":"`+filepath.Join(env.Dir, "small.txt")+`","limit":2}`))
-	wantText(t, res, "one\ntwo\n\n[1 more lines in file. Use offset=3 to continue.]")
+	wantText(t, res, "one\ntwo\n\n[Showing lines 1-2 of 3. Use offset=3 to continue.]")
 	if res.Truncated {
 		t.Error("a read cut by the caller's limit counts as truncated")
 	}
-	// The byte limit: 100 lines of 1000 bytes, 51 fit in 50 KB (Flemma's and pi's note).
+	// The byte limit: 100 lines of 1000 bytes, 51 fit in 50 KB; SPEC's note, as for the line limit.
 	writeFile(t, filepath.Join(env.Dir, "fat.txt"), strings.Repeat(strings.Repeat("f", 999)+"\n", 100))
 	res = run(t, env, "read", decode(t, `{"path":"fat.txt"}`))
-	if !strings.HasSuffix(res.Text, "f\n\n[Showing lines 1-51 of 100 (50.0KB limit). Use offset=52 to continue.]") || !res.Truncated {
+	if !strings.HasSuffix(res.Text, "f\n\n[Showing lines 1-51 of 100. Use offset=52 to continue.]") || !res.Truncated {
 		t.Errorf("fat: …%q", res.Text[len(res.Text)-90:])
+	}
+	// Offsets inside the file: the caller's limit and the byte limit give the same note.
+	res = run(t, env, "read", decode(t, `{"path":"big.txt","offset":10,"limit":3}`))
+	wantText(t, res, "line 10\nline 11\nline 12\n\n[Showing lines 10-12 of 3000. Use offset=13 to continue.]")
+	res = run(t, env, "read", decode(t, `{"path":"fat.txt","offset":40}`))
+	if !strings.HasSuffix(res.Text, "f\n\n[Showing lines 40-90 of 100. Use offset=91 to continue.]") || !res.Truncated {
+		t.Errorf("fat from 40: …%q", res.Text[len(res.Text)-90:])
 	}
 	res = run(t, env, "read", decode(t, `{"path":"latin1.txt"}`))
 	if !strings.HasPrefix(res.Text, "[Binary file latin1.txt") {

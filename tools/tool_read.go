@@ -151,26 +151,24 @@ func readLines(ctx context.Context, br *bufio.Reader, shown, abs string, offset,
 	if offset > total {
 		return errorResult("Offset %d is beyond end of file (%d lines total)", offset, total)
 	}
-	// The notes are Flemma's and pi's, sizes written their way (50.0KB).
+	// SPEC §5's note, the same whatever cut the text (a single line over the
+	// byte limit keeps pi's and Flemma's message above).
 	if firstLineTooLong {
 		return errorResult("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
 			offset, compactSize(int64(firstLineSize)), compactSize(int64(limits.MaxBytes)), offset, shellQuote(shown), limits.MaxBytes)
 	}
 	text := documentText(strings.TrimSuffix(out.String(), "\n"))
 	end := offset + taken - 1
-	switch {
-	case end >= total:
+	if end >= total {
 		return Result{Text: text}
-	case cutByBytes, cutByLines:
-		note := fmt.Sprintf("[Showing lines %d-%d of %d. Use offset=%d to continue.]", offset, end, total, end+1)
-		if cutByBytes {
-			note = fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). Use offset=%d to continue.]", offset, end, total, compactSize(int64(limits.MaxBytes)), end+1)
-		}
-		// The file itself is the full output.
-		return Result{Text: text + "\n\n" + note, Truncated: true, FullOutputPath: abs}
-	default: // the caller's limit
-		return Result{Text: text + fmt.Sprintf("\n\n[%d more lines in file. Use offset=%d to continue.]", total-end, end+1)}
 	}
+	text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d. Use offset=%d to continue.]", offset, end, total, end+1)
+	if cutByBytes || cutByLines {
+		// The file itself is the full output.
+		return Result{Text: text, Truncated: true, FullOutputPath: abs}
+	}
+	// The caller's limit: not a truncation.
+	return Result{Text: text}
 }
 
 // compactSize is pi's and Flemma's size format in read notes: 512B, 50.0KB, 1.5MB.

@@ -31,7 +31,10 @@ func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (
 		cmd.Stderr = stderr
 		// A grandchild holding stderr open must not hang shutdown.
 		cmd.WaitDelay = 2 * time.Second
-		// Its own process group, killed when chatls dies or the server exits.
+		// Under a one-shot supervisor (procgroup): the server and all it
+		// starts end when it exits, when the source closes it (the SDK's
+		// SIGTERM reaches the supervisor, which kills the whole tree) and
+		// when chatls dies, by SIGKILL too.
 		procgroup.Prepare(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case cfg.URL != "":

@@ -107,8 +107,9 @@ func parentMain(path string) int {
 	select {}
 }
 
-// chatls killed with SIGKILL cannot stop anything; the kernel's parent-death
-// signal still takes a plugin that ignores EOF on stdin.
+// chatls killed with SIGKILL cannot stop anything; its supervisor (or,
+// unsupervised, the kernel's parent-death signal) still takes a plugin that
+// ignores EOF on stdin.
 func TestPluginDiesWithChatls(t *testing.T) {
 	proctest.Skip(t)
 	path, pidFile := script(t, `echo $$ >> "$PIDFILE"
@@ -138,6 +139,43 @@ read -r line
 	if proctest.Alive(plugin) {
 		syscall.Kill(-plugin, syscall.SIGKILL)
 	}
+}
+
+// TestPluginJobsDieWithChatls: chatls killed with SIGKILL, a plugin's
+// background jobs die too, one that left the plugin's session included: the
+// plugin runs under a supervisor (procgroup), not only with a parent-death
+// signal, which reaches the plugin alone.
+func TestPluginJobsDieWithChatls(t *testing.T) {
+	proctest.Skip(t)
+	marker := fmt.Sprintf("chatls-plugin-job-%d", os.Getpid())
+	path, _ := script(t, fmt.Sprintf(`(exec -a %[1]s sleep 300) &
+setsid bash -c 'exec -a %[1]s sleep 300' &
+read -r line
+`, marker)+initAnswer+`while true; do read -r line || sleep 1; done
+`)
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), parentModeEnv+"="+path)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		parent.Process.Kill()
+		parent.Wait()
+		for _, p := range proctest.WithArg0(marker) {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("stand-in for chatls said %q", line)
+	}
+	proctest.AwaitArg0(t, 10*time.Second, marker, "start", func(n int) bool { return n == 2 })
+	parent.Process.Signal(syscall.SIGKILL)
+	parent.Wait()
+	proctest.AwaitArg0(t, 10*time.Second, marker, "after chatls was killed", func(n int) bool { return n == 0 })
 }
 
 // The registry's load timeout (tools.defaultTimeout) may be shorter than the

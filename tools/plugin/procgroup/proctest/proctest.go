@@ -148,3 +148,38 @@ func Pid(t testing.TB, s string) int {
 	}
 	return pid
 }
+
+// WithArg0 lists the living processes whose argv[0] is arg0 (a marker a
+// test gives with `exec -a MARKER`).
+func WithArg0(arg0 string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(cmdline), arg0+"\x00") && Alive(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// AwaitArg0 polls until cond holds for the number of living processes whose
+// argv[0] is arg0, or fails t after limit.
+func AwaitArg0(t testing.TB, limit time.Duration, arg0, what string, cond func(n int) bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		pids := WithArg0(arg0)
+		if cond(len(pids)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: processes %s: %v", what, arg0, pids)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
