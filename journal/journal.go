@@ -1,10 +1,15 @@
 // Package journal records tool executions on disk so that a tool runs at most
 // once per ID, even across a crash and restart (SPEC §2). A start is written
 // and synced before the tool's process begins; a finish, with the result that
-// was produced, is written and synced before the result goes into the
-// document. A tool found started by an earlier process, finished or not, is
-// never run again: an unfinished one gets StoppedText, a finished one its
-// recorded result.
+// was produced, is written before the result goes into the document. A tool
+// found started by an earlier process, finished or not, is never run again:
+// an unfinished one gets StoppedText, a finished one its recorded result.
+//
+// Only the start is synced: it is what makes "at most once" hold. A finish
+// written without fsync survives a crash of chatls (kill -9; the kernel
+// keeps the write); only a crash of the whole machine can lose it, and then
+// the tool looks interrupted — StoppedText — and still never runs twice.
+// Syncing it would put a second fsync on every approval's round trip.
 package journal
 
 import (
@@ -206,7 +211,7 @@ func (j *Journal) Start(document, id string) error {
 		return fmt.Errorf("tool %s: %w", id, ErrStarted)
 	}
 	e := entry{Event: "start", Document: document, ToolID: id, Time: time.Now().UTC()}
-	if _, err := j.append(e); err != nil {
+	if _, err := j.append(e, true); err != nil {
 		return err
 	}
 	j.started[k] = true
@@ -214,8 +219,8 @@ func (j *Journal) Start(document, id string) error {
 	return nil
 }
 
-// Finish records the result a tool produced and syncs it, before the result
-// is written into the document: if that write never lands, or the document
+// Finish records the result a tool produced (not synced: see the package
+// comment), before the result is written into the document: if that write never lands, or the document
 // is reopened from an older copy, the recorded result is written instead of
 // running the tool again.
 func (j *Journal) Finish(document, id, result string, isError bool) error {
@@ -235,7 +240,7 @@ func (j *Journal) finish(document, id, kind, text string, isError bool) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k := key(document, id)
-	offset, err := j.append(entry{Event: "finish", Document: document, ToolID: id, Kind: kind, Result: &text, IsError: isError})
+	offset, err := j.append(entry{Event: "finish", Document: document, ToolID: id, Kind: kind, Result: &text, IsError: isError}, false)
 	// Whatever happened on disk, this process never runs it again.
 	delete(j.started, k)
 	delete(j.interrupted, k)
@@ -278,7 +283,8 @@ func (j *Journal) Recorded(document, id string) (Record, bool) {
 }
 
 // append writes an entry, syncs it to disk and returns its offset.
-func (j *Journal) append(e entry) (int64, error) {
+// append writes one entry and returns its offset; sync waits for the disk.
+func (j *Journal) append(e entry, sync bool) (int64, error) {
 	e.PID = os.Getpid()
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -297,7 +303,10 @@ func (j *Journal) append(e entry) (int64, error) {
 	if err != nil {
 		return -1, err
 	}
-	return end - int64(n), j.f.Sync()
+	if sync {
+		err = j.f.Sync()
+	}
+	return end - int64(n), err
 }
 
 // Close closes the journal file.
