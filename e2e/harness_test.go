@@ -19,6 +19,13 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// CHATLS_E2E_BIN runs the tests against a prebuilt server, e.g. to
+	// compare two builds in alternating benchmark runs
+	// (docs/performance.md).
+	if bin := os.Getenv("CHATLS_E2E_BIN"); bin != "" {
+		binary = bin
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "chatls-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -69,6 +69,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
+	if path := os.Getenv("CHATLS_CPUPROFILE"); path != "" {
+		stopProfile, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatls:", err)
+			return 2
+		}
+		defer stopProfile()
+	}
 	srv := server.New(server.Options{
 		Logger:         logger,
 		Version:        version,
