@@ -167,6 +167,11 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 		case r.Status == chatdoc.StatusPending && empty:
 			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codePending, ToolID: r.ID,
 				Message: "approval pending: " + s.preview(u, maxLen)})
+			if u.Name == "bash" {
+				// An approval may come any moment: have a tool supervisor
+				// ready so the call does not start one (~5 ms).
+				tools.Prewarm()
+			}
 		case r.Status == chatdoc.StatusApproved && empty && revoked:
 			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityWarning, Code: codeRevoked, ToolID: r.ID, Message: msgRevoked})
 		case r.Status == chatdoc.StatusApproved && empty && !(approved && h == inputHash(u)):
