@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,16 +72,30 @@ func TestClientThatNeverAnswersApplyEdit(t *testing.T) {
 }
 
 // Progress goes only to clients that advertise window.workDoneProgress.
+// The tool is held on a FIFO until the server has announced it (a refresh
+// of the hints, which both clients support), so it runs long enough to
+// have progress at all.
 func TestProgressOnlyWhenAdvertised(t *testing.T) {
 	for _, advertised := range []bool{true, false} {
 		t.Run(fmt.Sprint(advertised), func(t *testing.T) {
 			s := start(t, sessionOptions{Options: lspclient.Options{NoProgress: !advertised}})
-			uri := s.open("p.chat", strings.Replace(revokeDoc, "touch marker-a", "echo progress", 1))
+			gate := filepath.Join(s.ws, "gate")
+			if err := syscall.Mkfifo(gate, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			uri := s.open("p.chat", strings.Replace(revokeDoc, "touch marker-a", "read -r w < gate; echo progress $w", 1))
 			s.settle(uri)
+			before := refreshes(s.c.Events())
 			if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
 				t.Fatal(err)
 			}
-			s.waitText(uri, "```\nprogress\n```")
+			if err := s.c.WaitFor(20*time.Second, "the run to be announced", func(st *lspclient.State) bool {
+				return refreshes(st.Events()) > before && (!advertised || len(st.ProgressKinds()) > 0)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			release(t, gate, "go")
+			s.waitText(uri, "```\nprogress go\n```")
 			kinds := 0
 			for _, e := range s.c.Events() {
 				if e.Kind == "progress" {
@@ -94,6 +109,34 @@ func TestProgressOnlyWhenAdvertised(t *testing.T) {
 				t.Errorf("sent %d progress notifications to a client without progress support", kinds)
 			}
 		})
+	}
+}
+
+// A tool that ends at once is not announced: no progress, no refresh of
+// the hints to say it runs (the result edit makes the client ask again).
+func TestInstantToolIsNotAnnounced(t *testing.T) {
+	s := start(t, sessionOptions{})
+	uri := s.open("fast.chat", strings.Replace(revokeDoc, "touch marker-a", "echo fast", 1))
+	s.settle(uri)
+	before := len(s.c.Events())
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "```\nfast\n```")
+	s.settle(uri)
+	// On a loaded machine even echo may outlast the announcement delay;
+	// then announcing it is right. The decision log says how long it ran.
+	runs := runEntries(t, s, "toolu_m")
+	if len(runs) != 1 || runs[0].End == nil {
+		t.Fatalf("want one finished run in the decision log, got %+v", runs)
+	}
+	if took := runs[0].End.Sub(*runs[0].Start); took >= 80*time.Millisecond {
+		t.Skipf("echo took %s on this machine: too slow to tell an instant tool", took)
+	}
+	for _, e := range s.c.Events()[before:] {
+		if e.Kind == "progress" || e.Kind == "refresh" {
+			t.Errorf("an instant tool was announced: %s %s", e.Kind, e.Label)
+		}
 	}
 }
 

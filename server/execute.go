@@ -80,12 +80,18 @@ func (s *Server) startTool(ds *docState, id string) bool {
 }
 
 func (s *Server) runTool(ds *docState, rs *runState) {
+	announced := false
 	defer func() {
 		rs.cancel(nil)
 		s.mu.Lock()
 		delete(ds.running, rs.id)
 		s.mu.Unlock()
-		s.refreshHints()
+		if announced {
+			// Hints said "running"; a result edit makes clients ask again
+			// anyway, but a run that wrote none (shutdown, refusal) must
+			// not leave that hint behind.
+			s.refreshHints()
+		}
 		s.scheduleDiagnostics(ds)
 	}()
 	release, waited, err := s.acquireSlot(rs.ctx)
@@ -128,9 +134,9 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	rs.started = time.Now()
 	rs.waited = waited
 	s.mu.Unlock()
-	s.refreshHints()
-	s.scheduleDiagnostics(ds)
-	progress := s.beginProgress(ds, rs, u)
+	progress := s.newProgress(rs, u)
+	announcement := s.announceLater(ds, progress)
+	defer func() { announced = announcement.settle() }()
 	stopTicker := s.tickWhileRunning()
 	defer stopTicker()
 
@@ -152,6 +158,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		res = s.runner.Run(rs.ctx, tools.Call{ID: rs.id, Name: u.Name, Input: u.Input}, env)
 	}
 	ended := time.Now()
+	announcement.settle() // "end" must follow "begin" if the announcement went out
 	if s.baseCtx.Err() != nil {
 		// Shutting down: the journal entry stays unfinished, so a restarted
 		// chatls writes StoppedText instead of running the tool again.

@@ -11,15 +11,19 @@ import (
 )
 
 // progressReporter sends $/progress for one running tool, only to clients
-// that advertise window.workDoneProgress (eglot 1.9 does not).
+// that advertise window.workDoneProgress (eglot 1.9 does not). It sends
+// nothing until begin: runTool begins it only once the tool has run for
+// announceAfter, so a call that ends at once causes no progress UI.
 type progressReporter struct {
 	s     *Server
+	rs    *runState
+	title string
 	token string
 	mu    sync.Mutex
 	last  time.Time
-	// ready is closed once the token is created and "begin" sent; began says
-	// whether that worked. Creating it is a round trip to the client, so the
-	// tool starts without waiting for it.
+	// ready is set by begin and closed once the token is created and
+	// "begin" sent; began says whether that worked. Creating it is a round
+	// trip to the client, so the tool goes on without waiting for it.
 	ready chan struct{}
 	began bool
 }
@@ -30,36 +34,92 @@ type progressParams struct {
 	Value any    `json:"value"`
 }
 
-func (s *Server) beginProgress(ds *docState, rs *runState, u *chatdoc.ToolUse) *progressReporter {
+// announceAfter is how long a tool runs before hints, diagnostics and
+// $/progress say it is running: a call that ends at once (most do) shows
+// no flicker and spares the client round trips that would only say so.
+const announceAfter = 100 * time.Millisecond
+
+// announcement says a run is running once it has lasted announceAfter.
+type announcement struct {
+	timer   *time.Timer
+	done    chan struct{}
+	settled bool
+	fired   bool
+}
+
+// announceLater refreshes hints and diagnostics and begins progress for a
+// run after announceAfter, unless settle comes first.
+func (s *Server) announceLater(ds *docState, progress *progressReporter) *announcement {
+	a := &announcement{done: make(chan struct{})}
+	a.timer = time.AfterFunc(announceAfter, func() {
+		defer close(a.done)
+		s.refreshHints()
+		s.scheduleDiagnostics(ds)
+		progress.begin()
+	})
+	return a
+}
+
+// settle stops the announcement or waits until it is out, and reports
+// whether it went out. Only the run's goroutine calls it; calls after the
+// first return the same answer.
+func (a *announcement) settle() bool {
+	if !a.settled {
+		a.settled = true
+		if !a.timer.Stop() { // it fired: wait until it is done
+			<-a.done
+			a.fired = true
+		}
+	}
+	return a.fired
+}
+
+// newProgress prepares the progress of one run; nil s means "none".
+func (s *Server) newProgress(rs *runState, u *chatdoc.ToolUse) *progressReporter {
 	s.mu.Lock()
 	supported := s.caps.Window != nil && s.caps.Window.WorkDoneProgress
 	s.mu.Unlock()
 	if !supported {
 		return &progressReporter{}
 	}
-	token := fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))
-	p := &progressReporter{s: s, token: token, ready: make(chan struct{})}
-	title := s.preview(u, 60)
+	return &progressReporter{s: s, rs: rs, title: s.preview(u, 60),
+		token: fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))}
+}
+
+// begin creates the token and sends "begin", in the background.
+func (p *progressReporter) begin() {
+	if p.s == nil {
+		return
+	}
+	ready := make(chan struct{})
+	p.mu.Lock()
+	p.ready = ready
+	p.mu.Unlock()
 	go func() {
-		defer close(p.ready)
-		if err := s.call("window/workDoneProgress/create", map[string]any{"token": token}, nil, clientCallTimeout); err != nil {
+		defer close(ready)
+		if err := p.s.call("window/workDoneProgress/create", map[string]any{"token": p.token}, nil, clientCallTimeout); err != nil {
 			return
 		}
-		s.mu.Lock()
-		rs.token = token
-		s.mu.Unlock()
-		s.notify("$/progress", &progressParams{Token: token, Value: map[string]any{
-			"kind": "begin", "title": "chatls: " + title, "cancellable": true, "message": "running",
+		p.s.mu.Lock()
+		p.rs.token = p.token
+		p.s.mu.Unlock()
+		p.s.notify("$/progress", &progressParams{Token: p.token, Value: map[string]any{
+			"kind": "begin", "title": "chatls: " + p.title, "cancellable": true, "message": "running",
 		}})
 		p.began = true
 	}()
-	return p
 }
 
 // started reports whether "begin" went out; it never blocks.
 func (p *progressReporter) started() bool {
+	p.mu.Lock()
+	ready := p.ready
+	p.mu.Unlock()
+	if ready == nil {
+		return false
+	}
 	select {
-	case <-p.ready:
+	case <-ready:
 		return p.began
 	default:
 		return false
@@ -90,7 +150,13 @@ func (p *progressReporter) end(res tools.Result) {
 	if p.s == nil {
 		return
 	}
-	<-p.ready // "end" must follow "begin"; creation is bounded by clientCallTimeout
+	p.mu.Lock()
+	ready := p.ready
+	p.mu.Unlock()
+	if ready == nil {
+		return // never began
+	}
+	<-ready // "end" must follow "begin"; creation is bounded by clientCallTimeout
 	if !p.began {
 		return
 	}
