@@ -219,7 +219,10 @@ test('approve a pending bash call and get its output', { skip: !BIN && 'CHATLS_B
     assert.match(ed.doc.getText(), /status=approved/);
     await ed.until(() => /\nhello-from-chatls\n/.test(ed.doc.getText()), 15000, 'the result in the document');
     assert.doesNotMatch(ed.doc.getText(), /```flemma:/, 'the placeholder is replaced');
-    assert.ok(ed.progress.includes('begin') && ed.progress.includes('end'), `progress: ${ed.progress}`);
+    // An instant echo is not announced (the server waits 100 ms before
+    // "running" hints and $/progress); if this machine was slow enough to
+    // announce it, begin and end come as a pair.
+    assert.ok(ed.progress.length === 0 || (ed.progress.includes('begin') && ed.progress.includes('end')), `progress: ${ed.progress}`);
 
     const adv = await ed.execute('chatls.advance', { uri: ed.doc.uri });
     assert.equal(adv.ready, true, `advance: ${JSON.stringify(adv)}`);
