@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,8 +12,7 @@ import (
 	"github.com/chatls/chatls/internal/lspclient"
 )
 
-// configSession is a session whose user config file exists before the
-// server starts (the harness's start creates it only afterwards).
+// configSession is a session started with a user config file.
 type configSession struct {
 	*session
 	userConfig string // $XDG_CONFIG_HOME/chatls/config.toml
@@ -24,44 +22,9 @@ type configSession struct {
 // ("" for none) and whose workspace .chatls.toml holds workspace ("" for none).
 func startWithUserConfig(t *testing.T, o sessionOptions, userText, workspaceText string) *configSession {
 	t.Helper()
-	base := t.TempDir()
-	cfg := filepath.Join(base, "config")
-	userConfig := filepath.Join(cfg, "chatls", "config.toml")
-	if userText != "" {
-		writeFile(t, userConfig, userText)
-	}
-	if o.ws == "" {
-		o.ws = filepath.Join(base, "ws")
-	}
-	if err := os.MkdirAll(o.ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if workspaceText != "" {
-		writeFile(t, filepath.Join(o.ws, ".chatls.toml"), workspaceText)
-	}
-	s := &session{t: t, ws: o.ws, state: filepath.Join(base, "state"), cfg: cfg}
-	o.RootDir = s.ws
-	env := append(os.Environ(), "XDG_STATE_HOME="+s.state, "XDG_CONFIG_HOME="+cfg, "TMPDIR="+base)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	s.ctx = ctx
-	c, err := lspclient.Start(ctx, binary, []string{"--log-level", "debug"}, env, o.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.c = c
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = c.Shutdown(sctx)
-		if t.Failed() {
-			t.Logf("server stderr (tail):\n%s", c.Stderr())
-		}
-	})
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return &configSession{session: s, userConfig: userConfig}
+	o.userConfig, o.workspaceConfig = userText, workspaceText
+	s := start(t, o)
+	return &configSession{session: s, userConfig: s.userConfigPath()}
 }
 
 func writeFile(t testing.TB, path, text string) {

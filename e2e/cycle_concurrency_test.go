@@ -1,13 +1,12 @@
 package e2e
 
 import (
-	"os"
+	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/chatls/chatls/internal/lspclient"
 )
@@ -15,29 +14,10 @@ import (
 // waitLines waits, on file-system events, until path holds at least n lines.
 func waitLines(t *testing.T, path string, n int) []string {
 	t.Helper()
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.Add(filepath.Dir(path)); err != nil {
-		t.Fatal(err)
-	}
-	timeout := time.After(20 * time.Second)
-	for {
-		data, _ := os.ReadFile(path)
-		if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(data) > 0 && strings.HasSuffix(string(data), "\n") && len(lines) >= n {
-			return lines
-		}
-		select {
-		case <-w.Events:
-		case err := <-w.Errors:
-			t.Fatal(err)
-		case <-timeout:
-			data, _ := os.ReadFile(path)
-			t.Fatalf("%s never got %d lines: %q", path, n, data)
-		}
-	}
+	data := waitFileFor(t, path, fmt.Sprintf("got %d lines", n), func(data []byte) bool {
+		return len(data) > 0 && bytes.HasSuffix(data, []byte("\n")) && bytes.Count(data, []byte("\n")) >= n
+	})
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
 // gatedDoc is two bash calls that each log their start, block on their own

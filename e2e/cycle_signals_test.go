@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,34 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 )
 
 // waitLine waits, on file-system events, until path holds one full line.
 func waitLine(t *testing.T, path string) string {
 	t.Helper()
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.Add(filepath.Dir(path)); err != nil {
-		t.Fatal(err)
-	}
-	timeout := time.After(20 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			return strings.TrimSpace(string(data))
-		}
-		select {
-		case <-w.Events:
-		case err := <-w.Errors:
-			t.Fatal(err)
-		case <-timeout:
-			t.Fatalf("%s never got a line", path)
-		}
-	}
+	data := waitFileFor(t, path, "got a line", func(data []byte) bool { return bytes.HasSuffix(data, []byte("\n")) })
+	return strings.TrimSpace(string(data))
 }
 
 // waitGone waits until the process pid has ended, through a pidfd (no

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/chatls/chatls/internal/lspclient"
 )
 
@@ -63,7 +65,14 @@ type sessionOptions struct {
 	// state reuses a state directory (restart tests).
 	state string
 	ws    string
+	// userConfig and workspaceConfig, when not empty, are written to
+	// $XDG_CONFIG_HOME/chatls/config.toml and the workspace's .chatls.toml
+	// before the server starts.
+	userConfig, workspaceConfig string
 }
+
+// userConfigPath is the user config file of the session's server.
+func (s *session) userConfigPath() string { return filepath.Join(s.cfg, "chatls", "config.toml") }
 
 func start(t testing.TB, o sessionOptions) *session {
 	t.Helper()
@@ -71,9 +80,15 @@ func start(t testing.TB, o sessionOptions) *session {
 	s := &session{t: t, ws: o.ws, state: o.state, cfg: filepath.Join(base, "config")}
 	if s.ws == "" {
 		s.ws = filepath.Join(base, "ws")
-		if err := os.MkdirAll(s.ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	}
+	if err := os.MkdirAll(s.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if o.userConfig != "" {
+		writeFile(t, s.userConfigPath(), o.userConfig)
+	}
+	if o.workspaceConfig != "" {
+		writeFile(t, filepath.Join(s.ws, ".chatls.toml"), o.workspaceConfig)
 	}
 	if s.state == "" {
 		s.state = filepath.Join(base, "state")
@@ -245,4 +260,33 @@ func (s *session) applyAction(uri, at, prefix string) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// waitFileFor waits, on file-system events (fsnotify on the directory), until
+// path's content satisfies done, and returns it; what names the wait in the
+// failure message.
+func waitFileFor(t testing.TB, path, what string, done func(data []byte) bool) []byte {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(20 * time.Second)
+	for {
+		if data, err := os.ReadFile(path); err == nil && done(data) {
+			return data
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			t.Fatal(err)
+		case <-timeout:
+			data, _ := os.ReadFile(path)
+			t.Fatalf("%s never %s: %q", path, what, data)
+		}
+	}
 }

@@ -1,14 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/chatls/chatls/internal/lspclient"
 )
@@ -167,27 +165,7 @@ func TestAtMostOnceAcrossKill(t *testing.T) {
 // waitFile waits, on file-system events, until path holds exactly want.
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.Add(filepath.Dir(path)); err != nil {
-		t.Fatal(err)
-	}
-	timeout := time.After(20 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && string(data) == want {
-			return
-		}
-		select {
-		case <-w.Events:
-		case err := <-w.Errors:
-			t.Fatal(err)
-		case <-timeout:
-			t.Fatalf("%s never contained %q", path, want)
-		}
-	}
+	waitFileFor(t, path, fmt.Sprintf("contained %q", want), func(data []byte) bool { return string(data) == want })
 }
 
 // Without a writable state directory the journal cannot promise "at most
