@@ -24,10 +24,7 @@ import (
 
 // supervisionAvailable is false where /proc/self/exe cannot be executed; tools
 // then run directly in their own group with the parent-death signal.
-var supervisionAvailable = func() bool {
-	fi, err := os.Stat(procsup.Self)
-	return err == nil && fi.Mode().IsRegular()
-}()
+var supervisionAvailable = procsup.Available
 
 // supervisorGrace bounds the wait for a supervisor to end its call's processes
 // (one stuck in uninterruptible sleep delays it); then it is killed itself.

@@ -46,6 +46,14 @@ const (
 	ControlFD = 3
 )
 
+// Available is false where /proc/self/exe cannot be executed: the parents
+// then run commands directly, in their own group with the parent-death
+// signal.
+var Available = func() bool {
+	fi, err := os.Stat(Self)
+	return err == nil && fi.Mode().IsRegular()
+}()
+
 func init() {
 	if len(os.Args) == 0 || os.Args[0] != Arg0 {
 		return

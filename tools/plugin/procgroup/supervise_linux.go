@@ -12,10 +12,7 @@ import (
 )
 
 // available is false where /proc/self/exe cannot be executed.
-var available = func() bool {
-	fi, err := os.Stat(procsup.Self)
-	return err == nil && fi.Mode().IsRegular()
-}()
+var available = procsup.Available
 
 // lifeline is the pipe between chatls and one supervisor. Both ends stay
 // here until the supervisor has exited (or cmd is garbage): cmd.Start gives
