@@ -17,7 +17,7 @@ import (
 
 // demoDocument is a model turn asking for two tools: a read the default
 // policy approves, and a bash call that waits for the user.
-const demoDocument = "@System:\nYou are a careful assistant.\n\n@You:\nWhat does notes.txt say, and what is today's date?\n\n@Assistant:\nI'll read the file and ask the shell.\n\n**Tool Use:** `read` (`toolu_demo_read`)\n\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null,\"label\":\"reading notes\"}\n```\n\n**Tool Use:** `bash` (`toolu_demo_bash`)\n\n```json\n{\"command\":\"echo \\\"hello from bash in $(basename \\\"$PWD\\\")\\\"\",\"timeout\":null,\"label\":\"saying hello\"}\n```\n\n@You:\n"
+const demoDocument = "@System:\nYou are a careful assistant.\n\n@You:\nWhat does notes.txt say, and which folder are we in?\n\n@Assistant:\nI'll read the file and ask the shell.\n\n**Tool Use:** `read` (`toolu_demo_read`)\n\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null,\"label\":\"reading notes\"}\n```\n\n**Tool Use:** `bash` (`toolu_demo_bash`)\n\n```json\n{\"command\":\"echo \\\"hello from bash in $(basename \\\"$PWD\\\")\\\"\",\"timeout\":null,\"label\":\"saying hello\"}\n```\n\n@You:\n"
 
 // runDemo plays the whole approval cycle against the real server binary
 // (this executable, started as a child over pipes) and prints each step.
