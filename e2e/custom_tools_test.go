@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,10 +20,7 @@ func callDoc(name, id, input string) string {
 // A plugin executable configured in the settings is a tool like any other:
 // previewed, approved by an edit, run, its result written back.
 func TestPluginToolThroughTheServer(t *testing.T) {
-	plugin := filepath.Join(t.TempDir(), "wordcount-plugin")
-	if out, err := exec.Command("go", "build", "-o", plugin, "../examples/wordcount-plugin").CombinedOutput(); err != nil {
-		t.Fatalf("build plugin: %v\n%s", err, out)
-	}
+	plugin := buildProgram(t, "github.com/chatls/chatls/examples/wordcount-plugin")
 	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
 		"tools": map[string]any{"plugins": []any{map[string]any{"name": "wordcount", "path": plugin}}},
 	}}})

@@ -1,18 +1,15 @@
-package custom
+package e2e
 
-// Misbehaving plugins and stdio MCP servers driven through the real chatls
-// binary over stdio, with the scripted editor of internal/lspclient: what a
+// Misbehaving plugins and stdio MCP servers through the real server: what a
 // user sees in the document, and which processes are left afterwards.
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,86 +18,28 @@ import (
 	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 )
 
-var (
-	chatlsOnce sync.Once
-	chatlsBin  string
-	chatlsErr  error
-)
-
-// chatls builds the server binary once for this package's tests.
-func chatls(t *testing.T) string {
+// buildProgram builds a test program of this module (a plugin, an MCP
+// server) into the test's temp directory.
+func buildProgram(t *testing.T, pkg string) string {
 	t.Helper()
-	chatlsOnce.Do(func() {
-		chatlsBin = filepath.Join(filepath.Dir(testPluginBin), "chatls")
-		if out, err := exec.Command("go", "build", "-o", chatlsBin, "github.com/chatls/chatls/cmd/chatls").CombinedOutput(); err != nil {
-			chatlsErr = fmt.Errorf("go build chatls: %v\n%s", err, out)
-		}
-	})
-	if chatlsErr != nil {
-		t.Fatal(chatlsErr)
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, out)
 	}
-	return chatlsBin
+	return bin
 }
 
-type server struct {
-	t   *testing.T
-	c   *lspclient.Client
-	ws  string
-	ctx context.Context
+// settingsOptions starts a server with these settings as initializationOptions.
+func settingsOptions(settings map[string]any) sessionOptions {
+	return sessionOptions{Options: lspclient.Options{InitializationOptions: settings}}
 }
 
-// serve starts chatls with these settings as initializationOptions.
-func serve(t *testing.T, settings map[string]any) *server {
-	t.Helper()
-	bin := chatls(t)
-	base := t.TempDir()
-	ws := filepath.Join(base, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(base, "state"), "XDG_CONFIG_HOME="+filepath.Join(base, "config"), "TMPDIR="+base)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	c, err := lspclient.Start(ctx, bin, []string{"--log-level", "debug"}, env, lspclient.Options{InitializationOptions: settings, RootDir: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = c.Shutdown(sctx)
-		if t.Failed() {
-			t.Logf("server stderr (tail):\n%s", c.Stderr())
-		}
-	})
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return &server{t: t, c: c, ws: ws, ctx: ctx}
-}
-
-func (s *server) open(name, text string) string {
-	s.t.Helper()
-	path := filepath.Join(s.ws, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
-	uri := lspclient.PathURI(path)
-	if err := s.c.Open(s.ctx, uri, text); err != nil {
-		s.t.Fatal(err)
-	}
-	return uri
-}
-
-// run has the model call tool with input and returns the result block the
-// server writes (auto-approved by the settings).
-func (s *server) run(tool, id, input string) string {
+// runCall has the model call tool with input in a new document, advances it
+// (the settings approve it) and returns the result block the server writes.
+func (s *session) runCall(tool, id, input string) string {
 	s.t.Helper()
 	uri := s.open(id+".chat", "@You:\ngo\n\n@Assistant:\n**Tool Use:** `"+tool+"` (`"+id+"`)\n\n```json\n"+input+"\n```\n")
-	var out map[string]any
-	if err := s.c.Call(s.ctx, "workspace/executeCommand", map[string]any{"command": "chatls.advance", "arguments": []any{map[string]any{"uri": uri}}}, &out); err != nil {
-		s.t.Fatalf("chatls.advance: %v", err)
-	}
+	s.advance(uri)
 	head := "**Tool Result:** `" + id + "`"
 	var result string
 	err := s.c.WaitFor(30*time.Second, "the result of "+id, func(st *lspclient.State) bool {
@@ -116,21 +55,6 @@ func (s *server) run(tool, id, input string) string {
 		s.t.Fatalf("%v\n--- document:\n%s", err, s.c.Doc(uri).Text)
 	}
 	return result
-}
-
-func (s *server) waitDiagnostic(uri, message string) {
-	s.t.Helper()
-	err := s.c.WaitFor(20*time.Second, "diagnostic "+message, func(st *lspclient.State) bool {
-		for _, d := range st.Diagnostics(uri) {
-			if d.Message == message {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		s.t.Fatalf("%v; have %+v", err, s.c.Diagnostics(uri))
-	}
 }
 
 func wantIn(t *testing.T, text string, subs ...string) {
@@ -163,24 +87,25 @@ func peakRSS(t *testing.T, pid int) int {
 // back for the next call; memory stays bounded.
 func TestServerBadPlugins(t *testing.T) {
 	proctest.Skip(t)
-	s := serve(t, map[string]any{"tools": map[string]any{
+	testPlugin := buildProgram(t, "github.com/chatls/chatls/tools/plugin/testdata/testplugin")
+	s := start(t, settingsOptions(map[string]any{"tools": map[string]any{
 		"plugins": []any{
-			map[string]any{"name": "tp", "path": testPluginBin},
-			map[string]any{"name": "mute", "path": testPluginBin, "args": []string{"no-init"}},
+			map[string]any{"name": "tp", "path": testPlugin},
+			map[string]any{"name": "mute", "path": testPlugin, "args": []string{"no-init"}},
 		},
 		"defaultTimeout": 3,
 		"autoApprove":    []string{"$default", "echo", "crash", "garbage", "flood"},
-	}})
+	}}))
 	tests := []struct{ tool, want string }{
 		{"crash", `plugin tp died while running crash: exited: exit status 3 (last stderr line: "panic: runtime error: index out of range"); chatls restarts it`},
 		{"garbage", `plugin tp died while running garbage: printed something that is not a protocol message on stdout: "DEBUG: starting work on toolu_garbage" (logs belong on stderr) (last stderr line: "testplugin starting in mode ok"); chatls restarts it`},
 		{"flood", `plugin tp died while running flood: wrote a line longer than 4194304 bytes on stdout (last stderr line: "testplugin starting in mode ok"); chatls restarts it`},
 	}
 	for i, tt := range tests {
-		got := s.run(tt.tool, "toolu_"+tt.tool, "{}")
+		got := s.runCall(tt.tool, "toolu_"+tt.tool, "{}")
 		wantIn(t, got, "**Tool Result:** `toolu_"+tt.tool+"` (error)\n\n```\n"+tt.want+"\n```")
 		// The plugin is restarted for the next call.
-		again := s.run("echo", "toolu_echo"+strconv.Itoa(i), `{"text":"back after `+tt.tool+`"}`)
+		again := s.runCall("echo", "toolu_echo"+strconv.Itoa(i), `{"text":"back after `+tt.tool+`"}`)
 		wantIn(t, again, "back after "+tt.tool)
 	}
 	if kb := peakRSS(t, s.c.Process().Process.Pid); kb > 200<<10 {
@@ -188,7 +113,10 @@ func TestServerBadPlugins(t *testing.T) {
 	}
 	// The plugin that never answers init: its source fails with one clear message.
 	uri := s.open("diag.chat", "@You:\nhi\n")
-	s.waitDiagnostic(uri, `tool source plugin:mute failed: plugin mute did not answer init within 3s; check that it reads {"type":"init"} lines on stdin and answers on stdout; chatls retries in the background`)
+	const mute = `tool source plugin:mute failed: plugin mute did not answer init within 3s; check that it reads {"type":"init"} lines on stdin and answers on stdout; chatls retries in the background`
+	if d := s.waitDiagnostic(uri, mute); d.Message != mute {
+		t.Errorf("diagnostic %q, want exactly %q", d.Message, mute)
+	}
 }
 
 // spawner is a plugin script that starts a background job, appends its own
@@ -223,19 +151,20 @@ func pids(t *testing.T, pidFile string) []int {
 // running: neither the processes nor their background jobs.
 func TestServerShutdownLeavesNoProcesses(t *testing.T) {
 	proctest.Skip(t)
+	mcpServer := buildProgram(t, "github.com/chatls/chatls/tools/mcp/testdata/stdioserver")
 	polite, politePids := spawner(t, false)
 	stubborn, stubbornPids := spawner(t, true)
 	mcpChildren := filepath.Join(t.TempDir(), "mcp-children")
-	s := serve(t, map[string]any{"tools": map[string]any{
+	s := start(t, settingsOptions(map[string]any{"tools": map[string]any{
 		"plugins": []any{
 			map[string]any{"name": "polite", "path": polite, "env": map[string]string{"PIDFILE": politePids}},
 			map[string]any{"name": "stubborn", "path": stubborn, "env": map[string]string{"PIDFILE": stubbornPids}},
 		},
-		"mcpServers": map[string]any{"local": map[string]any{"command": mcpBin, "env": map[string]string{"SPAWN_PIDFILE": mcpChildren}}},
-	}})
+		"mcpServers": map[string]any{"local": map[string]any{"command": mcpServer, "env": map[string]string{"SPAWN_PIDFILE": mcpChildren}}},
+	}}))
 	s.open("a.chat", "@You:\nhi\n")
 	running := append(append(pids(t, politePids), pids(t, stubbornPids)...), pids(t, mcpChildren)...)
-	mcpServers := proctest.PidsOf(mcpBin)
+	mcpServers := proctest.PidsOf(mcpServer)
 	if len(mcpServers) == 0 {
 		t.Fatal("the stdio MCP server is not running")
 	}
@@ -253,22 +182,22 @@ func TestServerShutdownLeavesNoProcesses(t *testing.T) {
 	proctest.AwaitGone(t, 5*time.Second, running...)
 }
 
-// chatls killed with SIGKILL: the plugins and the stdio MCP server still die
-// (parent-death signal), even one that ignores EOF on stdin. Their own
-// background jobs are not covered (docs/custom-tools.md says so).
+// chatls killed with SIGKILL: the plugins and the stdio MCP server die with
+// everything they started, even a plugin that ignores EOF on stdin.
 func TestServerKilledLeavesNoPlugins(t *testing.T) {
 	proctest.Skip(t)
+	mcpServer := buildProgram(t, "github.com/chatls/chatls/tools/mcp/testdata/stdioserver")
 	stubborn, stubbornPids := spawner(t, true)
-	s := serve(t, map[string]any{"tools": map[string]any{
+	s := start(t, settingsOptions(map[string]any{"tools": map[string]any{
 		"plugins":    []any{map[string]any{"name": "stubborn", "path": stubborn, "env": map[string]string{"PIDFILE": stubbornPids}}},
-		"mcpServers": map[string]any{"local": map[string]any{"command": mcpBin}},
-	}})
+		"mcpServers": map[string]any{"local": map[string]any{"command": mcpServer}},
+	}}))
 	s.open("a.chat", "@You:\nhi\n")
 	plugin := pids(t, stubbornPids)
 	var mcpServers []int
 	deadline := time.Now().Add(10 * time.Second)
 	for len(mcpServers) == 0 && time.Now().Before(deadline) {
-		mcpServers = proctest.PidsOf(mcpBin)
+		mcpServers = proctest.PidsOf(mcpServer)
 		time.Sleep(10 * time.Millisecond)
 	}
 	if len(mcpServers) == 0 {
@@ -277,8 +206,7 @@ func TestServerKilledLeavesNoPlugins(t *testing.T) {
 	if err := s.c.Process().Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	proctest.AwaitGone(t, 5*time.Second, append([]int{plugin[0]}, mcpServers...)...)
-	// Not ours to leave behind in the test run either.
-	syscall.Kill(-plugin[0], syscall.SIGKILL)
-	syscall.Kill(plugin[1], syscall.SIGKILL)
+	// The plugin, its own background job and the MCP server: all run under
+	// a supervisor that ends the whole tree when chatls is gone.
+	proctest.AwaitGone(t, 5*time.Second, append(plugin, mcpServers...)...)
 }
