@@ -156,7 +156,9 @@ func TestSandboxTimeoutLeavesNoProcess(t *testing.T) {
 	waitUntil(t, func() bool { return len(processesWithArg(marker)) == 0 })
 }
 
-// processesWithArg lists live processes whose argv[0] is arg.
+// processesWithArg lists processes whose argv[0] is arg, zombies included:
+// unlike proctest.WithArg0 (which skips zombies), the runner's tests must
+// also show that nothing is left unreaped.
 func processesWithArg(arg string) []string {
 	entries, _ := os.ReadDir("/proc")
 	var found []string
