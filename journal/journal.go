@@ -25,10 +25,6 @@ import (
 	"time"
 )
 
-// StoppedText is the result written for a tool that an earlier chatls process
-// started and never finished.
-const StoppedText = "chatls stopped while this tool was running; it was not run again."
-
 // FileName is the journal's file inside the state directory.
 const FileName = "executions.jsonl"
 

@@ -43,7 +43,7 @@ func TestStartedButUnfinishedIsInterruptedAfterReopen(t *testing.T) {
 	if err := j2.Start("file:///a.chat", "t1"); err == nil {
 		t.Error("an interrupted tool must never start again")
 	}
-	if err := j2.Resolve("file:///a.chat", "t1", StoppedText); err != nil {
+	if err := j2.Resolve("file:///a.chat", "t1", stoppedText); err != nil {
 		t.Fatal(err)
 	}
 	if j2.Interrupted("file:///a.chat", "t1") {
@@ -68,7 +68,7 @@ func TestTornLastLineIsIgnored(t *testing.T) {
 	if !j.Interrupted("d", "x") {
 		t.Error("x must be interrupted")
 	}
-	if !strings.Contains(StoppedText, "not run again") {
+	if !strings.Contains(stoppedText, "not run again") {
 		t.Error("text changed")
 	}
 }
@@ -180,7 +180,7 @@ func TestRecordedKeepsTheStartTime(t *testing.T) {
 	if err := j.Finish("d", "ran", "out", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Resolve("d", "never", StoppedText); err != nil {
+	if err := j.Resolve("d", "never", stoppedText); err != nil {
 		t.Fatal(err)
 	}
 	check := func(j *Journal, when string) time.Time {
@@ -205,3 +205,7 @@ func TestRecordedKeepsTheStartTime(t *testing.T) {
 		t.Errorf("start after reopen %v, want %v", again, first)
 	}
 }
+
+// stoppedText stands for the result chatls writes for an interrupted run
+// (cycle.TextInterrupted); the journal stores whatever text it is given.
+const stoppedText = "chatls stopped while this tool was running; it was not run again."

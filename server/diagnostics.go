@@ -3,34 +3,19 @@ package server
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/chatls/chatls/approval"
-	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/journal"
-	"github.com/chatls/chatls/server/surface"
+		"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
+		"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
 
 // diagnosticsDelay debounces publishing while the user types.
 const diagnosticsDelay = 60 * time.Millisecond
 
-// Session diagnostic texts and codes (parse-level ones come from chatdoc).
-const (
-	msgApprovedBefore = "approved before this session; approve again to run"
-	msgRevoked        = "the tool's input changed after approval; approve again to run"
-	msgWaitingTools   = "Waiting for tool definitions to load..."
-	msgAlreadyRan     = "this tool already ran; chatls.advance writes its result"
-	codePending       = "pending-approval"
-	codeApprovedOld   = "approved-before-session"
-	codeRevoked       = "approval-revoked"
-	codeUnanswered    = "unanswered-tool-use"
-	codeRunning       = "tool-running"
-	codeWaitingTools  = "waiting-for-tools"
-	codeAlreadyRan    = "already-ran"
-	codeSandbox       = "sandbox-unavailable"
-)
+// codeSandbox marks the warning that bubblewrap cannot run.
+const codeSandbox = "sandbox-unavailable"
 
 // fileRefs checks `@./file` references; stats are shared by all documents
 // and reused for two seconds, so typing does not stat every reference again.
@@ -85,17 +70,17 @@ func (s *Server) publishDiagnostics(ds *docState) {
 // which is linear in the document. fresh recomputes them (session state such
 // as running tools changes without a new snapshot).
 func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bool) []chatdoc.Diagnostic {
-	ds.diagMu.Lock()
+	s.mu.Lock()
 	if ds.diagDoc == doc && !fresh {
 		diags := ds.diagList
-		ds.diagMu.Unlock()
+		s.mu.Unlock()
 		return diags
 	}
-	ds.diagMu.Unlock()
+	s.mu.Unlock()
 	diags := s.documentDiagnostics(ds, doc)
-	ds.diagMu.Lock()
+	s.mu.Lock()
 	ds.diagDoc, ds.diagList = doc, diags
-	ds.diagMu.Unlock()
+	s.mu.Unlock()
 	return diags
 }
 
@@ -115,7 +100,7 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 				// It may come from a tool source that is still loading: say
 				// so there, and only there (documents using built-ins alone
 				// wait for nothing).
-				d.Severity, d.Code, d.Message = chatdoc.SeverityInformation, codeWaitingTools, msgWaitingTools
+				d.Severity, d.Code, d.Message = chatdoc.SeverityInformation, cycle.CodeWaitingTools, cycle.MsgWaitingTools
 			}
 		}
 		diags = append(diags, d)
@@ -129,58 +114,21 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 	return append(diags, s.sessionDiagnostics(ds, doc)...)
 }
 
-// sessionDiagnostics describe the cycle's state of each block: pending
-// approvals (a status line for editors without progress UI), approvals that
-// don't count, running tools and unanswered tool uses.
+// sessionDiagnostics describe the cycle's state of each block
+// (cycle.Diagnostics). A pending bash call starts a tool supervisor ahead
+// of the approval, so the approved call does not wait for one (~5 ms).
 func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
-	var out []chatdoc.Diagnostic
 	maxLen := s.settings.effectiveFor(ds.path).InlayHintsMaxLength
-	for _, u := range doc.ToolUses {
-		if doc.ToolResult(u.ID) == nil && u.Valid() {
-			out = append(out, chatdoc.Diagnostic{Span: u.HeaderSpan, Severity: chatdoc.SeverityHint, Code: codeUnanswered, ToolID: u.ID,
-				Message: "tool use without a result: run chatls.advance (or the \"Insert approval placeholders\" action) to categorize it"})
-		}
-	}
-	for _, r := range doc.ToolResults {
-		if !r.IsPlaceholder() {
-			continue
-		}
-		u := doc.ToolUse(r.ID)
-		if u == nil {
-			continue
-		}
-		s.mu.Lock()
-		rs := ds.running[r.ID]
-		writing := ds.writing[r.ID]
-		h, approved := ds.userApproved[r.ID]
-		revoked := ds.revoked[r.ID]
-		s.mu.Unlock()
-		empty := strings.TrimSpace(r.Content) == ""
-		waiting := empty && (r.Status == chatdoc.StatusPending || r.Status == chatdoc.StatusApproved)
-		switch {
-		case rs == nil && !writing && waiting && s.alreadyRan(ds, r.ID):
-			// Approving it again would not run it: the journal says it ran.
-			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codeAlreadyRan, ToolID: r.ID, Message: msgAlreadyRan})
-		case rs != nil:
-			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codeRunning, ToolID: r.ID,
-				Message: fmt.Sprintf("running %s (%s)", u.Name, time.Since(rs.started).Round(time.Second))})
-		case r.Status == chatdoc.StatusPending && empty:
-			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityInformation, Code: codePending, ToolID: r.ID,
-				Message: "approval pending: " + s.preview(u, maxLen)})
-			if u.Name == "bash" {
-				// An approval may come any moment: have a tool supervisor
-				// ready so the call does not start one (~5 ms).
+	diags := cycle.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(u, maxLen) }, time.Now())
+	for _, d := range diags {
+		if d.Code == cycle.CodePending {
+			if u := doc.ToolUse(d.ToolID); u != nil && u.Name == "bash" {
 				tools.Prewarm()
-			}
-		case r.Status == chatdoc.StatusApproved && empty && revoked:
-			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityWarning, Code: codeRevoked, ToolID: r.ID, Message: msgRevoked})
-		case r.Status == chatdoc.StatusApproved && empty && !(approved && h == inputHash(u)):
-			if v := s.decide(ds, doc, u, ""); v.Decision != approval.Approve {
-				out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: chatdoc.SeverityWarning, Code: codeApprovedOld, ToolID: r.ID, Message: msgApprovedBefore})
+				break
 			}
 		}
 	}
-	return out
+	return diags
 }
 
 // preview is the one-line description of a call (SPEC §3 formats).
@@ -190,14 +138,4 @@ func (s *Server) preview(u *chatdoc.ToolUse, maxLen int) string {
 		return tools.Preview(tools.Definition{Name: u.Name}, u.Input, maxLen)
 	}
 	return tools.Preview(def.Definition(), u.Input, maxLen)
-}
-
-// alreadyRan says whether the execution journal knows the tool finished or
-// was interrupted: it never runs again, advance writes what is recorded.
-func (s *Server) alreadyRan(ds *docState, id string) bool {
-	switch s.journalState(ds, id) {
-	case journal.Finished, journal.Interrupted:
-		return true
-	}
-	return false
 }

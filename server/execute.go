@@ -13,40 +13,10 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/tools"
 )
-
-// gate is the execution invariant of SPEC §2, checked on the newest snapshot
-// at the moment a tool starts: the placeholder is still approved and empty,
-// and either the trusted policy approves this exact call or the user
-// approved this ID in this session for this exact input. A policy deny wins.
-func (s *Server) gate(ds *docState) func(id string) (source string, verdict approval.Verdict, ok bool) {
-	return func(id string) (string, approval.Verdict, bool) {
-		_, doc, _, _ := s.current(ds.uri)
-		if doc == nil {
-			return "", approval.Verdict{}, false
-		}
-		r, u := doc.ToolResult(id), doc.ToolUse(id)
-		if r == nil || u == nil || r.Status != chatdoc.StatusApproved || strings.TrimSpace(r.Content) != "" || !u.Valid() || duplicateIDs(doc)[id] {
-			return "", approval.Verdict{}, false
-		}
-		v := s.decide(ds, doc, u, "")
-		switch v.Decision {
-		case approval.Deny:
-			return "", v, false
-		case approval.Approve:
-			return "rule", v, true
-		}
-		s.mu.Lock()
-		h, ok := ds.userApproved[id]
-		s.mu.Unlock()
-		if ok && h == inputHash(u) {
-			return "user edit", v, true
-		}
-		return "", v, false
-	}
-}
 
 // errUserCancelled is the cause of a run the user cancelled.
 var errUserCancelled = errors.New("cancelled by the user")
@@ -55,21 +25,20 @@ var errUserCancelled = errors.New("cancelled by the user")
 // tool is handed to the runner: the moment a cancel used to be lost.
 var testHookBeforeRun func(id string)
 
-// startTool launches an approved tool in the background. It reports whether
-// the tool was started.
+// startTool takes an approved tool to run in the background (it waits for
+// a slot, then passes the gate again). It reports whether it was taken.
 func (s *Server) startTool(ds *docState, id string) bool {
 	if s.baseCtx.Err() != nil {
 		return false
 	}
 	s.mu.Lock()
-	if ds.running[id] != nil || ds.writing[id] || ds.closed {
+	if ds.closed || !ds.ledger.Take(id, time.Now()) {
 		s.mu.Unlock()
 		return false
 	}
-	now := time.Now()
 	ctx, cancel := context.WithCancelCause(s.baseCtx)
-	rs := &runState{id: id, queued: now, started: now, ctx: ctx, cancel: cancel}
-	ds.running[id] = rs
+	rs := &runState{id: id, ctx: ctx, cancel: cancel}
+	ds.runs[id] = rs
 	s.mu.Unlock()
 	s.tasks.Add(1)
 	go func() {
@@ -84,7 +53,8 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	defer func() {
 		rs.cancel(nil)
 		s.mu.Lock()
-		delete(ds.running, rs.id)
+		delete(ds.runs, rs.id)
+		ds.ledger.Done(rs.id)
 		s.mu.Unlock()
 		if announced {
 			// Hints said "running"; a result edit makes clients ask again
@@ -101,11 +71,11 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	}
 	defer release()
 
-	source, verdict, ok := s.gate(ds)(rs.id)
-	_, doc, _, _ := s.current(ds.uri)
+	doc, l := s.view(ds)
+	source, verdict, ok := cycle.Gate(doc, l, rs.id, s.facts(ds, doc, ""))
 	if !ok {
 		if verdict.Decision == approval.Deny {
-			s.writeResult(ds, rs.id, tools.Result{Text: textDenied, IsError: true})
+			s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextDenied, IsError: true})
 		}
 		return
 	}
@@ -116,7 +86,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	u := doc.ToolUse(rs.id)
 	if s.journal == nil {
 		// Without the journal "at most once, even across a crash" cannot hold.
-		s.writeResult(ds, rs.id, tools.Result{Text: textNoJournal, IsError: true})
+		s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextNoJournal, IsError: true})
 		return
 	}
 	key := ds.journalKey()
@@ -126,13 +96,11 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	} else if err != nil {
 		// The start is not on disk: running now could run it twice after a crash.
 		s.log.Error("execution journal write failed; not running the tool", zap.String("id", rs.id), zap.Error(err))
-		s.writeResult(ds, rs.id, tools.Result{Text: textNoJournal, IsError: true})
+		s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextNoJournal, IsError: true})
 		return
 	}
 	s.mu.Lock()
-	rs.name = u.Name
-	rs.started = time.Now()
-	rs.waited = waited
+	ds.ledger.Started(rs.id, u.Name, time.Now(), waited)
 	s.mu.Unlock()
 	progress := s.newProgress(rs, u)
 	announcement := s.announceLater(ds, progress)
@@ -167,16 +135,16 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		return
 	}
 	if errors.Is(context.Cause(rs.ctx), errUserCancelled) {
-		res = tools.Result{Text: textCancelled, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
+		res = tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
 			Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}
 	}
 	progress.end(res)
 	if res.Cancelled {
-		res.Text = textCancelled
+		res.Text = cycle.TextCancelled
 		res.IsError = true
 	}
 	if res.Text == "" {
-		res.Text = textNoOutput
+		res.Text = cycle.TextNoOutput
 	}
 	// Recorded before the document edit: if the edit never lands (or the
 	// document is reopened from an older copy), the recorded result is
@@ -196,11 +164,11 @@ func (s *Server) cancelledBeforeStart(ds *docState, rs *runState) {
 		return // shutting down: the block stays as it is
 	}
 	if s.journal != nil {
-		if err := s.journal.Resolve(ds.journalKey(), rs.id, textCancelled); err != nil {
+		if err := s.journal.Resolve(ds.journalKey(), rs.id, cycle.TextCancelled); err != nil {
 			s.log.Warn("execution journal write failed", zap.String("id", rs.id), zap.Error(err))
 		}
 	}
-	s.writeResult(ds, rs.id, tools.Result{Text: textCancelled, IsError: true, Cancelled: true})
+	s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true})
 }
 
 // writeResult replaces the tool's placeholder with its result, located by ID
@@ -244,11 +212,11 @@ func (s *Server) keepOutput(ds *docState, id string, res tools.Result) string {
 		var err error
 		if path, err = saveOutput(os.TempDir(), id, res.Text); err != nil {
 			s.log.Warn("cannot save a tool's output", zap.String("id", id), zap.Error(err))
-			return textOutputInline + "\n\n" + res.Text
+			return cycle.TextOutputInline + "\n\n" + res.Text
 		}
 	}
 	s.showMessage(messageInfo, fmt.Sprintf("chatls: you wrote in the block of %s while it ran, so your text is its result; the tool's output is in %s", id, path))
-	return fmt.Sprintf(textOutputSaved, path)
+	return fmt.Sprintf(cycle.TextOutputSaved, path)
 }
 
 // saveOutput writes text to a new file in dir named after the tool ID.
@@ -345,12 +313,12 @@ func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, so
 		return
 	}
 	entry := approval.LogEntry{
-		Time: end, Document: ds.uri, ToolID: u.ID, Tool: u.Name, InputHash: inputHash(u),
+		Time: end, Document: ds.uri, ToolID: u.ID, Tool: u.Name, InputHash: cycle.InputHash(u),
 		Decision: string(approval.Approve), Source: source, Start: &start, End: &end,
 		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: source,
 		TimedOut: res.TimedOut, Outcome: runOutcome(res, interrupted),
 	}
-	if source == "user edit" {
+	if source == cycle.ByUserEdit {
 		// The policy did not approve it (its verdict and trace say what it
 		// answered); the user did.
 		entry.Reason = "approved by the user's edit of the placeholder in this session"
@@ -380,7 +348,7 @@ func runOutcome(res tools.Result, interrupted bool) string {
 // reports whether there was one to stop.
 func (s *Server) cancelTool(ds *docState, id string) bool {
 	s.mu.Lock()
-	rs := ds.running[id]
+	rs := ds.runs[id]
 	s.mu.Unlock()
 	if rs == nil {
 		return false

@@ -13,6 +13,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/cycle"
 )
 
 // commandArgs is the one argument object of every chatls command.
@@ -94,7 +95,7 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 		// The click is the user's edit: it reaches the cycle as a didChange
 		// like a typed change would.
 		ok := s.editDocument(ds, "chatls: "+string(to), func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
-			return statusEdits(doc, map[string]bool{args.ID: true}, chatdoc.StatusPending, to)
+			return cycle.StatusEdits(doc, map[string]bool{args.ID: true}, chatdoc.StatusPending, to)
 		})
 		return map[string]any{"applied": ok}, nil
 	case "chatls.alwaysAllow":
@@ -118,7 +119,7 @@ func (s *Server) runOne(ds *docState, id string) (any, error) {
 		return nil, invalidParams(fmt.Errorf("%s already has a result", id))
 	}
 	s.mu.Lock()
-	ds.touched[id] = true
+	ds.ledger.Touch(id)
 	s.mu.Unlock()
 	ds.cycleMu.Lock()
 	did := s.resolveOnly(ds, id)
@@ -126,7 +127,8 @@ func (s *Server) runOne(ds *docState, id string) (any, error) {
 	if !did && r.Status == chatdoc.StatusPending {
 		return nil, invalidParams(fmt.Errorf("%s is pending: approve it first (change status=pending to status=approved)", id))
 	}
-	return s.report(ds), nil
+	doc, l := s.view(ds)
+	return cycle.Count(doc, l), nil
 }
 
 // alwaysAllow writes the rule to the workspace or user config and
@@ -174,11 +176,11 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 	}
 	if len(now) > 0 {
 		s.editDocument(ds, "chatls: approved by the new rule", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
-			return statusEdits(doc, now, chatdoc.StatusPending, chatdoc.StatusApproved)
+			return cycle.StatusEdits(doc, now, chatdoc.StatusPending, chatdoc.StatusApproved)
 		})
 		s.mu.Lock()
 		for id := range now {
-			ds.touched[id] = true
+			ds.ledger.Touch(id)
 		}
 		s.mu.Unlock()
 		ds.wake()
@@ -213,27 +215,16 @@ func (s *Server) listTools(ctx context.Context, uri string) (any, error) {
 	return out, nil
 }
 
-// phaseRank orders phases from "nothing left" to "most happened".
-var phaseRank = map[string]int{"send": 0, "wait": 1, "execute": 2, "categorize": 3}
-
 // advanceAll runs chatls.advance on every open document and sums the reports.
 func (s *Server) advanceAll(ctx context.Context) (any, error) {
 	docs := s.openDocs()
-	total := stepReport{Phase: "send", Ready: true}
+	var reports []cycle.Report
 	for _, ds := range docs {
 		r := s.step(ctx, ds, true)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		total.Pending += r.Pending
-		total.Running += r.Running
-		total.Ready = total.Ready && r.Ready
-		if phaseRank[r.Phase] > phaseRank[total.Phase] {
-			total.Phase = r.Phase // the busiest document's phase wins
-		}
+		reports = append(reports, r)
 	}
-	if total.Phase == "send" {
-		total.Message = "ready to send"
-	}
-	return total, nil
+	return cycle.Sum(reports), nil
 }

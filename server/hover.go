@@ -6,12 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/approval"
-	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
@@ -69,38 +68,30 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 
 // sessionTimes fills the execution times known for a call and returns its
 // live status ("queued", "running"), or "" when it is not running (the
-// document's status then stands). A runState is queued from startTool until
-// runTool names it (a slot is free and the journal recorded the start);
-// its queued time is shown while it waits and, once it runs, when it had to
-// wait. A finished run's start and finish come from the execution journal.
+// document's status then stands). A queued run shows when it was taken;
+// a running one when it started, and when it was queued if it had to wait
+// for a slot. A finished run's start and finish come from the journal.
 func (s *Server) sessionTimes(ds *docState, id string, info *surface.HoverInfo) string {
 	s.mu.Lock()
-	rs := ds.running[id]
-	var queued, started time.Time
-	named, waited := false, false
-	if rs != nil {
-		queued, started, named, waited = rs.queued, rs.started, rs.name != "", rs.waited
-	}
+	run, ok := ds.ledger.Run(id)
 	s.mu.Unlock()
 	switch {
-	case rs != nil && named:
-		info.Started = &started
-		if waited {
-			info.Queued = &queued
+	case ok && run.Phase == cycle.Running:
+		info.Started = &run.Started
+		if run.Waited {
+			info.Queued = &run.Queued
 		}
 		return "running"
-	case rs != nil:
-		info.Queued = &queued
+	case ok && run.Phase == cycle.Queued:
+		info.Queued = &run.Queued
 		return "queued"
 	}
-	if s.journal != nil {
-		if rec, ok := s.journal.Recorded(ds.journalKey(), id); ok && rec.Kind != journal.KindResolution && !rec.Time.IsZero() {
-			finished := rec.Time.Local()
-			info.Finished = &finished
-			if !rec.Started.IsZero() {
-				started := rec.Started.Local()
-				info.Started = &started
-			}
+	if e := s.journalEntry(ds, id); e.State == cycle.Finished && !e.Resolution && !e.Finished.IsZero() {
+		finished := e.Finished.Local()
+		info.Finished = &finished
+		if !e.Started.IsZero() {
+			started := e.Started.Local()
+			info.Started = &started
 		}
 	}
 	return ""

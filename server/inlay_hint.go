@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
 )
 
@@ -45,10 +46,10 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 	// loading: the tool is not known yet but may come from a source that
 	// is still loading.
 	loading := s.toolSet.MayProvide
-	for _, m := range messagesIn(doc, span) {
+	for _, m := range cycle.MessagesIn(doc, span) {
 		for _, u := range m.ToolUses {
 			if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && loading(u.Name) {
-				add(u.HeaderSpan.End, msgWaitingTools, "chatls: the tool "+u.Name+" may come from a tool source that is still loading")
+				add(u.HeaderSpan.End, cycle.MsgWaitingTools, "chatls: the tool "+u.Name+" may come from a tool source that is still loading")
 			}
 		}
 		for _, r := range m.ToolResults {
@@ -70,12 +71,12 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 			}
 			label := s.preview(u, maxLen)
 			if loading(u.Name) {
-				label = msgWaitingTools
+				label = cycle.MsgWaitingTools
 			}
 			if ds != nil {
 				s.mu.Lock()
-				if rs := ds.running[r.ID]; rs != nil {
-					label = fmt.Sprintf("running %s · %s", time.Since(rs.started).Round(time.Second), label)
+				if run, ok := ds.ledger.Run(r.ID); ok && run.Phase != cycle.Writing {
+					label = fmt.Sprintf("running %s · %s", time.Since(run.Started).Round(time.Second), label)
 				}
 				s.mu.Unlock()
 			}

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
@@ -140,7 +141,7 @@ func TestWaitingForToolDefinitionsOnlyWhereNeeded(t *testing.T) {
 	waitingAt := func(doc *chatdoc.Document, ds *docState) []string {
 		var out []string
 		for _, d := range s.documentDiagnostics(ds, doc) {
-			if d.Code == codeWaitingTools || d.Code == surface.CodeUnknownTool {
+			if d.Code == cycle.CodeWaitingTools || d.Code == surface.CodeUnknownTool {
 				out = append(out, fmt.Sprintf("L%d %s %s", doc.Lines.LineOf(d.Span.Start)+1, d.Code, doc.Slice(d.Span.Start, d.Span.End)))
 			}
 		}
@@ -148,7 +149,7 @@ func TestWaitingForToolDefinitionsOnlyWhereNeeded(t *testing.T) {
 	}
 
 	hints := hintLines(t, s, snap, 0, snap.doc.Lines.LineCount())
-	if want := []string{"L5 " + msgWaitingTools, "L27 " + msgWaitingTools}; !slices.Equal(hints, want) {
+	if want := []string{"L5 " + cycle.MsgWaitingTools, "L27 " + cycle.MsgWaitingTools}; !slices.Equal(hints, want) {
 		t.Errorf("hints while loading: %q, want %q", hints, want)
 	}
 	if got, want := waitingAt(snap.doc, ds), []string{"L5 waiting-for-tools slowtool", "L17 waiting-for-tools slowtool"}; !slices.Equal(got, want) {

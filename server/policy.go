@@ -12,6 +12,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/cycle"
 )
 
 // decisionTimeout bounds one policy decision (external resolvers included).
@@ -42,7 +43,7 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	if logSource != "" && s.decisions != nil {
 		_ = s.decisions.Write(v.LogEntry(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
-			InputHash: inputHash(u), Source: logSource,
+			InputHash: cycle.InputHash(u), Source: logSource,
 		}))
 	}
 	return v

@@ -183,7 +183,7 @@ func (s *Server) progressCancelled(raw *json.RawMessage) {
 	s.mu.Lock()
 	var found *runState
 	for _, ds := range s.docs {
-		for _, rs := range ds.running {
+		for _, rs := range ds.runs {
 			if rs.token == token && token != "" {
 				found = rs
 			}

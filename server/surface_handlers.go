@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/surface"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) documentSymbols(ctx context.Context, raw *json.RawMessage, snap
 		if ds, _, _, _ := s.current(snap.uri); ds != nil {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if ds.running[id] != nil {
+			if run, ok := ds.ledger.Run(id); ok && run.Phase != cycle.Writing {
 				return "running"
 			}
 		}
@@ -119,7 +120,7 @@ func (s *Server) semanticTokensFull(ctx context.Context, raw *json.RawMessage, s
 		return nil, errNotOpen()
 	}
 	data := ds.tokens.Tokens(snap.doc, snap.enc)
-	return map[string]any{"resultId": ds.rememberTokens(data), "data": data}, nil
+	return map[string]any{"resultId": s.rememberTokens(ds, data), "data": data}, nil
 }
 
 func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
@@ -136,9 +137,9 @@ func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, 
 	if ds == nil {
 		return nil, errNotOpen()
 	}
-	prevID, prev := ds.lastTokens()
+	prevID, prev := s.lastTokens(ds)
 	data := ds.tokens.Tokens(snap.doc, snap.enc)
-	id := ds.rememberTokens(data)
+	id := s.rememberTokens(ds, data)
 	if prevID != p.PreviousResultID {
 		return map[string]any{"resultId": id, "data": data}, nil
 	}
@@ -146,16 +147,16 @@ func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, 
 }
 
 // rememberTokens stores the tokens sent to the client for the next delta.
-func (ds *docState) rememberTokens(data []uint32) string {
-	ds.tokenMu.Lock()
-	defer ds.tokenMu.Unlock()
+func (s *Server) rememberTokens(ds *docState, data []uint32) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	ds.tokenSerial++
 	ds.tokenID, ds.tokenData = strconv.Itoa(ds.tokenSerial), data
 	return ds.tokenID
 }
 
-func (ds *docState) lastTokens() (string, []uint32) {
-	ds.tokenMu.Lock()
-	defer ds.tokenMu.Unlock()
+func (s *Server) lastTokens(ds *docState) (string, []uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return ds.tokenID, ds.tokenData
 }

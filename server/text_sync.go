@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
 )
 
@@ -70,7 +71,9 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	ds.version = p.TextDocument.Version
 	close(ds.changed)
 	ds.changed = make(chan struct{})
-	wake := s.observeUserEdits(ds, old, next, changedSpan(old, next, changes, s.enc))
+	// Under Server.mu: the root is looked up without taking it again.
+	autopilot := s.settings.effectiveForRoot(s.workspaceRootLocked(ds.path)).Autopilot
+	wake := ds.ledger.Observe(old, next, cycle.ChangedSpan(old, next, changes, s.enc), autopilot)
 	s.mu.Unlock()
 	s.scheduleDiagnostics(ds)
 	if wake {

@@ -1,0 +1,96 @@
+package cycle
+
+import (
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// Mode says who runs a pass of the cycle.
+type Mode struct {
+	// Force is chatls.advance (the user's "next step"): it also categorizes
+	// tool uses that were in the file when it opened and resolves blocks
+	// autopilot leaves to the user. Without it the pass is autopilot's.
+	Force bool
+	// Autopilot is the document's autopilot setting.
+	Autopilot bool
+}
+
+// Categorize decides the placeholders phase 1 inserts (SPEC §2): every
+// valid tool use without a result gets the status the policy gives —
+// approved, pending or denied — or aborted in an aborted message. Autopilot
+// only takes tool uses that arrived in this session, once their Assistant
+// message is complete; chatls.advance takes them all. Duplicated IDs get
+// nothing (they keep their diagnostic).
+func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) map[string]chatdoc.Status {
+	dups := DuplicateIDs(doc)
+	statuses := map[string]chatdoc.Status{}
+	for i, m := range doc.Messages {
+		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
+			continue
+		}
+		if !mode.Force && !(mode.Autopilot && MessageComplete(doc, i)) {
+			continue
+		}
+		for _, u := range m.ToolUses {
+			if !u.Valid() || doc.ToolResult(u.ID) != nil || dups[u.ID] {
+				continue
+			}
+			if !mode.Force && l.openIDs[u.ID] {
+				continue // tool uses already in the file wait for chatls.advance
+			}
+			if m.Abort != nil {
+				statuses[u.ID] = chatdoc.StatusAborted
+				continue
+			}
+			switch facts.Decide(u).Decision {
+			case approval.Approve:
+				statuses[u.ID] = chatdoc.StatusApproved
+			case approval.Deny:
+				statuses[u.ID] = chatdoc.StatusDenied
+			default:
+				statuses[u.ID] = chatdoc.StatusPending
+			}
+		}
+	}
+	return statuses
+}
+
+// MessageComplete says whether autopilot may categorize an Assistant
+// message: all its tool-use fences closed and valid, and a later role marker.
+func MessageComplete(doc *chatdoc.Document, index int) bool {
+	m := doc.Messages[index]
+	for _, u := range m.ToolUses {
+		if !u.Valid() || u.Fence == nil || !u.Fence.Closed {
+			return false
+		}
+	}
+	return index+1 < len(doc.Messages)
+}
+
+// PlaceholderEdits builds the insertions for every tool use in statuses
+// that is still unanswered in doc, grouped by Assistant message. An ID that
+// became duplicated since categorizing gets none: one placeholder per ID.
+// Like every edit builder of the cycle it is idempotent: once the
+// placeholders are in, it returns nothing.
+func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
+	var edits []chatdoc.TextEdit
+	dups := DuplicateIDs(doc)
+	for _, m := range doc.Messages {
+		var reqs []chatdoc.PlaceholderRequest
+		for _, u := range m.ToolUses {
+			st, ok := statuses[u.ID]
+			if ok && doc.ToolResult(u.ID) == nil && !dups[u.ID] {
+				reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Status: st})
+			}
+		}
+		if len(reqs) == 0 {
+			continue
+		}
+		e, err := chatdoc.InsertPlaceholders(doc, reqs, dialect)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e...)
+	}
+	return edits, nil
+}

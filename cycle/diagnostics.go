@@ -1,0 +1,57 @@
+package cycle
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// Diagnostics describe the cycle's state of each block (SPEC §3): tool
+// uses without a result (hint), pending approvals (information — a status
+// line in editors without progress UI), approvals that don't count,
+// running tools, and tools the journal says already ran. preview is the
+// one-line description of a call; now dates running tools.
+func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time) []chatdoc.Diagnostic {
+	var out []chatdoc.Diagnostic
+	for _, u := range doc.ToolUses {
+		if doc.ToolResult(u.ID) == nil && u.Valid() {
+			out = append(out, chatdoc.Diagnostic{Span: u.HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.ID,
+				Message: "tool use without a result: run chatls.advance (or the \"Insert approval placeholders\" action) to categorize it"})
+		}
+	}
+	for _, r := range doc.ToolResults {
+		if !r.IsPlaceholder() {
+			continue
+		}
+		u := doc.ToolUse(r.ID)
+		if u == nil {
+			continue
+		}
+		run, busy := l.Run(r.ID)
+		running := busy && run.Phase != Writing
+		empty := strings.TrimSpace(r.Content) == ""
+		waiting := empty && (r.Status == chatdoc.StatusPending || r.Status == chatdoc.StatusApproved)
+		at := func(sev chatdoc.Severity, code, msg string) {
+			out = append(out, chatdoc.Diagnostic{Span: r.HeaderSpan, Severity: sev, Code: code, ToolID: r.ID, Message: msg})
+		}
+		switch {
+		case !busy && waiting && facts.AlreadyRan(r.ID):
+			// Approving it again would not run it: the journal says it ran.
+			at(chatdoc.SeverityInformation, CodeAlreadyRan, MsgAlreadyRan)
+		case running:
+			at(chatdoc.SeverityInformation, CodeRunning, fmt.Sprintf("running %s (%s)", u.Name, now.Sub(run.Started).Round(time.Second)))
+		case r.Status == chatdoc.StatusPending && empty:
+			at(chatdoc.SeverityInformation, CodePending, "approval pending: "+preview(u))
+		case r.Status == chatdoc.StatusApproved && empty && l.Revoked(r.ID):
+			at(chatdoc.SeverityWarning, CodeRevoked, MsgRevoked)
+		case r.Status == chatdoc.StatusApproved && empty && !l.UserApproved(u):
+			if facts.Decide(u).Decision != approval.Approve {
+				at(chatdoc.SeverityWarning, CodeApprovedOld, MsgApprovedBefore)
+			}
+		}
+	}
+	return out
+}
