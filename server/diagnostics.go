@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"time"
 
-		"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
-		"github.com/chatls/chatls/server/surface"
+	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
 

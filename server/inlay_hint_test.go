@@ -14,8 +14,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools/custom"
