@@ -1,0 +1,108 @@
+package cycle
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// What is left to do, as chatls.advance reports it.
+func TestCount(t *testing.T) {
+	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall, {"t_new", "ls", `{"path":"."}`}},
+		placeholder("t_read", chatdoc.StatusApproved, ""), placeholder("t_bash", chatdoc.StatusPending, ""),
+		placeholder("t_write", chatdoc.StatusApproved, ""), placeholder("t_orphan", chatdoc.StatusPending, "")))
+	l := NewLedger(doc)
+	l.Take("t_read", t0)
+	l.Writing("t_write")
+	got := Count(doc, l)
+	if got.Pending != 1 || got.Running != 2 || got.Ready {
+		t.Errorf("got %+v: want 1 pending (bash; the orphan is diagnosed), 2 running (one writing), not ready", got)
+	}
+	if r := got.WithPhase(false, false); r.Phase != PhaseWait {
+		t.Errorf("phase %q, want wait", r.Phase)
+	}
+	done := chatdoc.Parse(conversation([]call{readCall}, "**Tool Result:** `t_read`\n\n```\nok\n```\n"))
+	if r := Count(done, NewLedger(done)).WithPhase(false, false); !r.Ready || r.Phase != PhaseSend || r.Message != "ready to send" {
+		t.Errorf("finished document: %+v", r)
+	}
+	dup := chatdoc.Parse(conversation([]call{readCall, {"t_read", "read", `{"path":"b"}`}}, ""))
+	if r := Count(dup, NewLedger(dup)); r.Ready || !strings.Contains(r.Message, "`t_read`") {
+		t.Errorf("duplicated IDs: %+v", r)
+	}
+	sum := Sum([]Report{{Phase: PhaseSend, Ready: true}, {Phase: PhaseExecute, Running: 2}, {Phase: PhaseWait, Pending: 1}})
+	if sum.Phase != PhaseExecute || sum.Running != 2 || sum.Pending != 1 || sum.Ready {
+		t.Errorf("sum %+v", sum)
+	}
+}
+
+// Each block shows its state: the session diagnostics of SPEC §3.
+func TestDiagnostics(t *testing.T) {
+	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall, {"t_old", "bash", `{"command":"x","timeout":null}`}, {"t_ran", "bash", `{"command":"y","timeout":null}`}, {"t_none", "ls", `{"path":"."}`}},
+		placeholder("t_read", chatdoc.StatusApproved, ""), placeholder("t_bash", chatdoc.StatusPending, ""),
+		placeholder("t_write", chatdoc.StatusApproved, ""), placeholder("t_old", chatdoc.StatusApproved, ""),
+		placeholder("t_ran", chatdoc.StatusPending, "")))
+	l := NewLedger(doc)
+	l.Take("t_write", t0)
+	l.Started("t_write", "write", t0, false)
+	journal := map[string]JournalEntry{"t_ran": {State: Finished, Known: true}}
+	preview := func(u *chatdoc.ToolUse) string { return "preview of " + u.ID }
+	var got []string
+	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0.Add(3*time.Second)) {
+		got = append(got, d.ToolID+" "+d.Code+": "+d.Message)
+	}
+	sort.Strings(got)
+	want := []string{
+		"t_bash " + CodePending + ": approval pending: preview of t_bash",
+		"t_none " + CodeUnanswered + ": tool use without a result: run chatls.advance (or the \"Insert approval placeholders\" action) to categorize it",
+		"t_old " + CodeApprovedOld + ": " + MsgApprovedBefore,
+		"t_ran " + CodeAlreadyRan + ": " + MsgAlreadyRan,
+		"t_write " + CodeRunning + ": running write (3s)",
+	}
+	if !equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// An approved call the policy approves needs no warning (t_read above);
+	// a revoked one says why it waits.
+	doc2 := chatdoc.Parse(conversation([]call{bashCall}, placeholder("t_bash", chatdoc.StatusPending, "")))
+	l2 := NewLedger(doc2)
+	doc2, _ = edit(t, l2, doc2, "status=pending", "status=approved", true)
+	doc2, _ = edit(t, l2, doc2, "make test", "make all", true)
+	if d := Diagnostics(doc2, l2, defaults.facts(nil), preview, t0); len(d) != 1 || d[0].Code != CodeRevoked {
+		t.Errorf("revoked: %+v", d)
+	}
+}
+
+// The actions offered at each kind of block.
+func TestActionsFor(t *testing.T) {
+	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall, {"t_old", "bash", `{"command":"x","timeout":null}`}, {"t_none", "ls", `{"path":"."}`}, {"t_filled", "bash", `{"command":"z","timeout":null}`}, {"t_den", "bash", `{"command":"q","timeout":null}`}},
+		placeholder("t_read", chatdoc.StatusApproved, ""), placeholder("t_bash", chatdoc.StatusPending, ""),
+		placeholder("t_write", chatdoc.StatusApproved, ""), placeholder("t_old", chatdoc.StatusApproved, ""),
+		placeholder("t_filled", chatdoc.StatusPending, "mine"), placeholder("t_den", chatdoc.StatusDenied, "")))
+	l := NewLedger(doc)
+	l.Take("t_write", t0)
+	names := map[Action]string{ActCancel: "cancel", ActInsert: "insert", ActApprove: "approve", ActRunNow: "run", ActAskAgain: "ask-again", ActReject: "reject", ActAlwaysAllow: "always"}
+	want := map[string]string{
+		"t_read":   "run reject always",
+		"t_bash":   "approve reject always",
+		"t_write":  "cancel",
+		"t_old":    "ask-again reject always",
+		"t_none":   "insert",
+		"t_filled": "reject always",
+		"t_den":    "",
+	}
+	for id, w := range want {
+		var got []string
+		for _, a := range ActionsFor(doc, l, doc.ToolResult(id), doc.ToolUse(id), defaults.facts(nil)) {
+			got = append(got, names[a])
+		}
+		if g := strings.Join(got, " "); g != w {
+			t.Errorf("%s: %q, want %q", id, g, w)
+		}
+	}
+	if open := OpenPending(doc); len(open) != 1 || open[0].ID != "t_bash" {
+		t.Errorf("open pending: %v", open)
+	}
+}
