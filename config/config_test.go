@@ -114,7 +114,7 @@ func TestPaths(t *testing.T) {
 func TestMerge(t *testing.T) {
 	e := Merge()
 	if !e.Autopilot || e.PlaceholderStyle != "fence" || e.MaxConcurrent != 4 || e.DefaultTimeout != 30 ||
-		e.BashTimeout != 120 || !e.RequireApproval || e.Sandbox.Enabled || e.InlayHintsMaxLength != 80 {
+		e.BashTimeout != 120 || e.Sandbox.Enabled || e.InlayHintsMaxLength != 80 {
 		t.Errorf("defaults: %+v", e)
 	}
 	f, four, ten := false, 4, 10

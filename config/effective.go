@@ -1,25 +1,24 @@
 package config
 
 // Effective is the merged non-policy settings with defaults applied. The
-// policy lists (autoApprove, deny, presets, rules) are not merged here: the
-// approval engine layers them itself because trust decides what counts.
+// policy settings (autoApprove, deny, presets, rules, requireApproval,
+// autoApproveSandboxed, resolvers, trust) are not merged here: the approval
+// engine layers them itself, because trust decides what counts.
 type Effective struct {
-	Autopilot            bool
-	PlaceholderStyle     string // "fence" | "suffix"
-	MaxConcurrent        int
-	DefaultTimeout       int // seconds, non-bash tools
-	BashTimeout          int // seconds
-	BashCwd              string
-	RequireApproval      bool
-	AutoApproveSandboxed bool
-	Enabled              []string
-	Plugins              []Plugin
-	MCPServers           map[string]MCPServer
-	WebFetchAllowHosts   []string
-	Sandbox              EffectiveSandbox
-	TrustWorkspaces      []string
-	Resolvers            []Resolver
-	InlayHintsMaxLength  int
+	Autopilot        bool
+	PlaceholderStyle string // "fence" | "suffix"
+	MaxConcurrent    int
+	DefaultTimeout   int // seconds, non-bash tools
+	BashTimeout      int // seconds
+	BashCwd          string
+	// Enabled is tools.enabled: when set, exactly the tools offered to the
+	// model (names and presets).
+	Enabled             []string
+	Plugins             []Plugin
+	MCPServers          map[string]MCPServer
+	WebFetchAllowHosts  []string
+	Sandbox             EffectiveSandbox
+	InlayHintsMaxLength int
 }
 
 // EffectiveSandbox is sandbox.* with defaults (off, network allowed).
@@ -49,7 +48,6 @@ func Merge(layers ...Settings) Effective {
 		MaxConcurrent:       DefaultMaxConcurrent,
 		DefaultTimeout:      DefaultToolTimeout,
 		BashTimeout:         DefaultBashTimeout,
-		RequireApproval:     true,
 		Sandbox:             EffectiveSandbox{Network: true},
 		InlayHintsMaxLength: DefaultInlayHintsMaxLength,
 	}
@@ -65,8 +63,6 @@ func Merge(layers ...Settings) Effective {
 		if t.Bash.Cwd != "" {
 			e.BashCwd = t.Bash.Cwd
 		}
-		setBool(&e.RequireApproval, t.RequireApproval)
-		setBool(&e.AutoApproveSandboxed, t.AutoApproveSandboxed)
 		if t.Enabled != nil {
 			e.Enabled = t.Enabled
 		}
@@ -89,12 +85,6 @@ func Merge(layers ...Settings) Effective {
 		}
 		if l.Sandbox.Bwrap != "" {
 			e.Sandbox.Bwrap = l.Sandbox.Bwrap
-		}
-		if l.Trust.Workspaces != nil {
-			e.TrustWorkspaces = l.Trust.Workspaces
-		}
-		if l.Resolvers != nil {
-			e.Resolvers = l.Resolvers
 		}
 		setPositive(&e.InlayHintsMaxLength, l.InlayHints.MaxLength)
 	}

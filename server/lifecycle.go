@@ -2,10 +2,7 @@ package server
 
 import (
 	"encoding/json"
-	"maps"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -170,68 +167,16 @@ func (s *Server) toolSourcesChanged() {
 	}
 }
 
-// toolSourceConfig picks the plugin and MCP sources out of the trusted
-// settings: the user layers and the .chatls.toml of trusted workspaces (an
-// untrusted repository never starts a program). owners maps each source
-// name to the workspace root it comes from ("" for the user layers).
-func (s *Server) toolSourceConfig() (cfg custom.Config, owners map[string]string) {
-	st := s.settings
-	st.mu.Lock()
-	user := overlay(st.cur.user()...)
-	var roots []string
-	var workspaces []config.Settings
-	for _, root := range slices.Sorted(maps.Keys(st.cur.workspaces)) {
-		if st.trusted[root] {
-			roots = append(roots, root)
-			workspaces = append(workspaces, anchorPrograms(root, st.cur.workspaces[root]))
-		}
-	}
-	st.mu.Unlock()
-	owners = map[string]string{}
-	for i, l := range append([]config.Settings{user}, workspaces...) {
-		owner := ""
-		if i > 0 {
-			owner = roots[i-1]
-		}
-		for _, p := range l.Tools.Plugins {
-			owners["plugin:"+p.Name] = owner
-		}
-		for name := range l.Tools.MCPServers {
-			owners["mcp:"+name] = owner
-		}
-	}
-	return custom.ConfigFrom(user, workspaces...), owners
-}
-
-// anchorPrograms makes the relative program paths of a workspace file
-// relative to its workspace root (bare names stay: they are looked up in $PATH).
-func anchorPrograms(root string, ws config.Settings) config.Settings {
-	anchor := func(p string) string {
-		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || !strings.ContainsRune(p, '/') {
-			return p
-		}
-		return filepath.Join(root, p)
-	}
-	plugins := slices.Clone(ws.Tools.Plugins)
-	for i := range plugins {
-		plugins[i].Path = anchor(plugins[i].Path)
-	}
-	servers := maps.Clone(ws.Tools.MCPServers)
-	for name, m := range servers {
-		m.Command = anchor(m.Command)
-		servers[name] = m
-	}
-	ws.Tools.Plugins, ws.Tools.MCPServers = plugins, servers
-	return ws
-}
-
 // reconcileToolSources starts the sources the settings added, stops the ones
 // they removed, restarts the changed ones and keeps the rest running.
 func (s *Server) reconcileToolSources() {
 	if s.opts.NoCustomTools {
 		return
 	}
-	cfg, owners := s.toolSourceConfig()
+	st := s.settings
+	st.mu.Lock()
+	cfg, owners := custom.ConfigForLayers(st.cur, st.res.Trusted)
+	st.mu.Unlock()
 	s.mu.Lock()
 	s.toolOwners = owners
 	s.mu.Unlock()

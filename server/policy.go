@@ -106,9 +106,9 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		return e, nil
 	}
 	src := approval.Sources{
-		User:             overlay(st.userLayers()...),
-		UserFile:         st.cur.userPath,
-		Workspace:        st.cur.workspaces[root],
+		User:             st.cur.User(),
+		UserFile:         st.cur.UserPath,
+		Workspace:        st.cur.Workspaces[root],
 		WorkspaceFile:    filepath.Join(root, config.WorkspaceFile),
 		Frontmatter:      ops,
 		FrontmatterError: fmErr,

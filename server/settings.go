@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -36,15 +35,11 @@ type settingsState struct {
 	apply sync.Mutex
 
 	mu     sync.Mutex
-	cur    layers
+	cur    config.Layers
+	res    config.Resolution
 	loaded map[string]bool  // sources that loaded at least once
 	failed map[string]error // sources broken since the start: the policy asks for everything
-	// trusted maps each workspace root with a .chatls.toml to whether
-	// trust.workspaces of the user layers matches it.
-	trusted    map[string]bool
-	eff        config.Effective // the session's settings; see effective
-	effByRoot  map[string]config.Effective
-	userOnly   config.Effective
+	// generation counts commits; the policy engines are cached per generation.
 	generation int
 	// engineErrorShown is the generation whose policy-build error was shown.
 	engineErrorShown int
@@ -53,33 +48,9 @@ type settingsState struct {
 	engines          map[string]*approval.Engine
 }
 
-// layers is one complete configuration; changes are validated on a copy.
-type layers struct {
-	userPath    string
-	userFile    config.Settings
-	initOptions config.Settings
-	pulled      config.Settings
-	roots       []string
-	workspaces  map[string]config.Settings // root → .chatls.toml
-}
-
-func (l layers) clone() layers {
-	l.workspaces = maps.Clone(l.workspaces)
-	if l.workspaces == nil {
-		l.workspaces = map[string]config.Settings{}
-	}
-	l.roots = slices.Clone(l.roots)
-	return l
-}
-
-// user are the trusted layers in order of increasing precedence.
-func (l layers) user() []config.Settings {
-	return []config.Settings{l.userFile, l.initOptions, l.pulled}
-}
-
 func newSettingsState(s *Server) *settingsState {
 	st := &settingsState{s: s, loaded: map[string]bool{}, failed: map[string]error{}}
-	st.cur = st.cur.clone()
+	st.cur = st.cur.Clone()
 	st.mu.Lock()
 	st.recomputeLocked()
 	st.mu.Unlock()
@@ -94,7 +65,7 @@ func newSettingsState(s *Server) *settingsState {
 func (st *settingsState) effective() config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.eff
+	return st.res.Session()
 }
 
 // effectiveFor is the settings of the document at path: the user layers
@@ -109,10 +80,7 @@ func (st *settingsState) effectiveFor(path string) config.Effective {
 func (st *settingsState) effectiveForRoot(root string) config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if e, ok := st.effByRoot[root]; ok {
-		return e
-	}
-	return st.userOnly
+	return st.res.For(root)
 }
 
 // allEffective lists every configuration a document can have (for the
@@ -120,11 +88,7 @@ func (st *settingsState) effectiveForRoot(root string) config.Effective {
 func (st *settingsState) allEffective() []config.Effective {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := []config.Effective{st.userOnly}
-	for _, root := range slices.Sorted(maps.Keys(st.effByRoot)) {
-		out = append(out, st.effByRoot[root])
-	}
-	return out
+	return st.res.All()
 }
 
 // defaultTimeout is tools.defaultTimeout of the document at path.
@@ -139,55 +103,15 @@ func (st *settingsState) semaphore() chan struct{} {
 	return st.sem
 }
 
-// userLayers are the trusted layers in order of increasing precedence;
-// callers hold st.mu.
-func (st *settingsState) userLayers() []config.Settings {
-	return st.cur.user()
-}
-
 // recomputeLocked derives trust and the effective settings from cur.
 func (st *settingsState) recomputeLocked() {
-	user := st.cur.user()
-	trust := overlay(user...).Trust
-	st.userOnly = config.Merge(user...)
-	st.trusted = map[string]bool{}
-	st.effByRoot = map[string]config.Effective{}
-	narrowing := slices.Clone(user)
-	for _, root := range slices.Sorted(maps.Keys(st.cur.workspaces)) {
-		ws := st.cur.workspaces[root]
-		t := isTrusted(trust, root)
-		st.trusted[root] = t
-		if !t {
-			ws = config.UntrustedView(ws)
-		}
-		st.effByRoot[root] = config.Merge(append(slices.Clone(user), ws)...)
-		narrowing = append(narrowing, config.UntrustedView(ws))
-	}
-	for _, root := range st.cur.roots {
-		if _, done := st.trusted[root]; !done {
-			st.trusted[root] = isTrusted(trust, root)
-		}
-	}
-	if len(st.cur.roots) == 1 {
-		if e, ok := st.effByRoot[st.cur.roots[0]]; ok {
-			st.eff = e
-		} else {
-			st.eff = st.userOnly
-		}
-	} else {
-		st.eff = config.Merge(narrowing...)
-	}
-	if st.sem == nil || cap(st.sem) != st.eff.MaxConcurrent {
-		st.sem = make(chan struct{}, st.eff.MaxConcurrent)
+	trust := st.cur.User().Trust
+	st.res = st.cur.Resolve(func(root string) bool { return approval.TrustedRoot(trust, root) })
+	if max := st.res.Session().MaxConcurrent; st.sem == nil || cap(st.sem) != max {
+		st.sem = make(chan struct{}, max)
 	}
 	st.generation++
 	st.engines = nil
-}
-
-// isTrusted applies the policy's own trust rule (trust.workspaces globs).
-func isTrusted(trust config.Trust, root string) bool {
-	e, err := approval.NewEngine(approval.Sources{User: config.Settings{Trust: trust}, WorkspaceRoot: root}, nil)
-	return err == nil && e.Trusted()
 }
 
 // change applies one step to a copy of the layers, checks that the policy
@@ -198,10 +122,10 @@ func (st *settingsState) change(s step) bool {
 	st.update.Lock()
 	defer st.update.Unlock()
 	st.mu.Lock()
-	cand := st.cur.clone()
+	cand := st.cur.Clone()
 	st.mu.Unlock()
 	s.apply(&cand)
-	if err := validateLayers(cand, st.s.log); err != nil {
+	if err := approval.ValidateLayers(cand, labelInitOptions, labelPulled, st.s.log); err != nil {
 		st.reject(s.key, s.prefix, err)
 		return false
 	}
@@ -239,35 +163,8 @@ func (st *settingsState) reject(key, prefix string, err error) {
 func (st *settingsState) brokenFor(root string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, key := range []string{st.cur.userPath, keyEditor, filepath.Join(root, config.WorkspaceFile)} {
+	for _, key := range []string{st.cur.UserPath, keyEditor, filepath.Join(root, config.WorkspaceFile)} {
 		if err := st.failed[key]; err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// validateLayers compiles the policy of a candidate configuration: each
-// trusted layer alone, so an error names its own source, then every
-// workspace over the merged user layers.
-func validateLayers(c layers, log *zap.Logger) error {
-	user := overlay(c.user()...)
-	named := []struct {
-		s     config.Settings
-		label string
-	}{{c.userFile, c.userPath}, {c.initOptions, labelInitOptions}, {c.pulled, labelPulled}}
-	for _, l := range named {
-		alone := l.s
-		alone.Tools.Presets = user.Tools.Presets // presets may be defined in another layer
-		if _, err := approval.NewEngine(approval.Sources{User: alone, UserFile: l.label}, log); err != nil {
-			return err
-		}
-	}
-	for _, root := range slices.Sorted(maps.Keys(c.workspaces)) {
-		if _, err := approval.NewEngine(approval.Sources{
-			User: user, UserFile: c.userPath,
-			Workspace: c.workspaces[root], WorkspaceFile: filepath.Join(root, config.WorkspaceFile), WorkspaceRoot: root,
-		}, log); err != nil {
 			return err
 		}
 	}
@@ -277,7 +174,7 @@ func validateLayers(c layers, log *zap.Logger) error {
 // step is one source's new settings, ready to be validated and committed.
 type step struct {
 	key, prefix string
-	apply       func(*layers)
+	apply       func(*config.Layers)
 }
 
 // initialLoad reads initializationOptions, the user file and the workspace
@@ -286,8 +183,8 @@ type step struct {
 // the ones that break the policy are refused and shown.
 func (st *settingsState) initialLoad(userPath string, roots []string, initOptions any) {
 	st.mu.Lock()
-	st.cur.userPath = userPath
-	st.cur.roots = slices.Clone(roots)
+	st.cur.UserPath = userPath
+	st.cur.Roots = slices.Clone(roots)
 	st.mu.Unlock()
 	var steps []step
 	if s, ok := st.readFile(userPath); ok {
@@ -330,12 +227,12 @@ func (st *settingsState) changeAll(steps []step) bool {
 	st.update.Lock()
 	defer st.update.Unlock()
 	st.mu.Lock()
-	cand := st.cur.clone()
+	cand := st.cur.Clone()
 	st.mu.Unlock()
 	for _, s := range steps {
 		s.apply(&cand)
 	}
-	if validateLayers(cand, st.s.log) != nil {
+	if approval.ValidateLayers(cand, labelInitOptions, labelPulled, st.s.log) != nil {
 		return false
 	}
 	st.mu.Lock()
@@ -362,13 +259,13 @@ func (st *settingsState) readFile(path string) (step, bool) {
 		return step{}, false
 	}
 	st.mu.Lock()
-	isUser := path == st.cur.userPath
+	isUser := path == st.cur.UserPath
 	st.mu.Unlock()
-	return step{key: path, apply: func(c *layers) {
+	return step{key: path, apply: func(c *config.Layers) {
 		if isUser {
-			c.userFile = settings
+			c.UserFile = settings
 		} else {
-			c.workspaces[filepath.Dir(path)] = settings
+			c.Workspaces[filepath.Dir(path)] = settings
 		}
 	}}, true
 }
@@ -392,11 +289,11 @@ func (st *settingsState) decodeEditor(label string, data json.RawMessage) (step,
 		st.reject(keyEditor, prefix, err)
 		return step{}, false
 	}
-	return step{key: keyEditor, prefix: prefix, apply: func(c *layers) {
+	return step{key: keyEditor, prefix: prefix, apply: func(c *config.Layers) {
 		if label == labelInitOptions {
-			c.initOptions = settings
+			c.InitOptions = settings
 		} else {
-			c.pulled = settings
+			c.Pulled = settings
 		}
 	}}, true
 }
@@ -452,52 +349,11 @@ func (st *settingsState) close() {
 	}
 }
 
-// overlay merges trusted layers key by key (later wins, lists replace) into
-// one Settings, for the policy's user source.
-func overlay(layers ...config.Settings) config.Settings {
-	merged := map[string]any{}
-	for _, l := range layers {
-		data, err := json.Marshal(l)
-		if err != nil {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(data, &m) == nil {
-			deepMerge(merged, m)
-		}
-	}
-	data, _ := json.Marshal(merged)
-	var out config.Settings
-	_ = json.Unmarshal(data, &out)
-	// Rule positions are not part of the JSON form; keep them for traces.
-	for _, l := range layers {
-		for k, v := range l.Lines {
-			if out.Lines == nil {
-				out.Lines = map[string]int{}
-			}
-			out.Lines[k] = v
-		}
-	}
-	return out
-}
-
-func deepMerge(dst, src map[string]any) {
-	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := dst[k].(map[string]any); ok {
-				deepMerge(dm, sm)
-				continue
-			}
-		}
-		dst[k] = v
-	}
-}
-
 // userPath is the user config file.
 func (st *settingsState) userPath() string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.cur.userPath
+	return st.cur.UserPath
 }
 
 // workspaceApplies says whether rules written to root's .chatls.toml take
@@ -506,5 +362,5 @@ func (st *settingsState) userPath() string {
 func (st *settingsState) workspaceApplies(root string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return slices.Contains(st.cur.roots, root) && st.trusted[root]
+	return slices.Contains(st.cur.Roots, root) && st.res.Trusted(root)
 }

@@ -148,38 +148,31 @@ func customToolConfig(configPath string, stderr io.Writer) (custom.Config, error
 	if configPath == "" {
 		configPath = config.UserConfigPath()
 	}
-	user, warns, err := config.LoadFile(configPath)
-	if err != nil {
-		return custom.Config{}, err
-	}
 	root, err := os.Getwd()
 	if err != nil {
 		return custom.Config{}, fmt.Errorf("find the current directory: %w", err)
 	}
-	wsFile := filepath.Join(root, config.WorkspaceFile)
-	ws, wsWarns, wsErr := config.LoadFile(wsFile)
-	warns = append(warns, wsWarns...)
+	layers, warns, errs := config.LoadLayers(configPath, []string{root})
 	for _, w := range warns {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	if wsErr != nil {
-		fmt.Fprintf(stderr, "warning: %v (ignored)\n", wsErr)
-		return custom.ConfigFrom(user), nil
+	if err := errs[configPath]; err != nil {
+		return custom.Config{}, err
 	}
-	if !workspaceTrusted(user, root) {
+	wsFile := filepath.Join(root, config.WorkspaceFile)
+	if err := errs[wsFile]; err != nil {
+		fmt.Fprintf(stderr, "warning: %v (ignored)\n", err)
+		delete(layers.Workspaces, root)
+	}
+	trust := layers.User().Trust
+	trusted := func(root string) bool { return approval.TrustedRoot(trust, root) }
+	if ws := layers.Workspaces[root]; !trusted(root) {
 		if n := len(ws.Tools.Plugins) + len(ws.Tools.MCPServers); n > 0 {
 			fmt.Fprintf(stderr, "note: %s declares %d plugin(s) or MCP server(s); they are not started because %s is not in trust.workspaces\n", wsFile, n, root)
 		}
-		return custom.ConfigFrom(user), nil
 	}
-	return custom.ConfigFrom(user, ws), nil
-}
-
-// workspaceTrusted asks the policy engine, which owns the trust rules. Only
-// the trust list goes in, so that a rule error elsewhere cannot hide it.
-func workspaceTrusted(user config.Settings, root string) bool {
-	e, err := approval.NewEngine(approval.Sources{User: config.Settings{Trust: user.Trust}, WorkspaceRoot: root}, nil)
-	return err == nil && e.Trusted()
+	cfg, _ := custom.ConfigForLayers(layers, trusted)
+	return cfg, nil
 }
 
 // documentFrontmatterOps parses a .chat file and returns its frontmatter's
