@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,35 +10,30 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 )
 
 // codeAction is an LSP CodeAction; Edit or Command.
 type codeAction struct {
-	Title       string            `json:"title"`
-	Kind        string            `json:"kind,omitempty"`
-	IsPreferred bool              `json:"isPreferred,omitempty"`
-	Edit        map[string]any    `json:"edit,omitempty"`
-	Command     *protocol.Command `json:"command,omitempty"`
+	Title       string                `json:"title"`
+	Kind        string                `json:"kind,omitempty"`
+	IsPreferred bool                  `json:"isPreferred,omitempty"`
+	Edit        *lspext.WorkspaceEdit `json:"edit,omitempty"`
+	Command     *protocol.Command     `json:"command,omitempty"`
 }
 
 // codeActions offers the approval actions of SPEC §3 at a placeholder or
 // tool use, the document-wide "all pending" actions and quick fixes.
 // Approve and Reject are plain edits of the status: approval is an edit.
-func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p protocol.CodeActionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, snap *snapshot) ([]codeAction, error) {
 	doc := snap.doc
-	span := doc.Span(fromLSPRange(p.Range), snap.enc)
+	span := spanOf(doc, p.Range, snap.enc)
 	ds, _, _, _ := s.current(snap.uri)
 	actions := []codeAction{}
-	edit := func(edits []chatdoc.TextEdit) map[string]any {
-		return s.workspaceEdit(snap.uri, snap.version, doc, edits)
+	edit := func(edits []chatdoc.TextEdit) *lspext.WorkspaceEdit {
+		e := s.workspaceEdit(snap.uri, snap.version, doc, edits)
+		return &e
 	}
 	command := func(title, name string, args map[string]any) *protocol.Command {
 		return &protocol.Command{Title: title, Command: name, Arguments: []interface{}{args}}
@@ -63,7 +57,7 @@ func (s *Server) codeActions(ctx context.Context, raw *json.RawMessage, snap *sn
 // Approve and Reject are plain edits of the status (approval is an edit),
 // the others commands.
 func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Document, u *chatdoc.ToolUse, maxLen int,
-	edit func([]chatdoc.TextEdit) map[string]any, command func(title, name string, args map[string]any) *protocol.Command) (codeAction, bool) {
+	edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit, command func(title, name string, args map[string]any) *protocol.Command) (codeAction, bool) {
 	name, args := u.Name, map[string]any{"uri": snap.uri, "id": u.ID}
 	setStatus := func(title string, to chatdoc.Status, preferred bool) (codeAction, bool) {
 		e, err := chatdoc.SetStatus(doc, u.ID, to)
@@ -105,7 +99,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 
 // allPendingActions are "Approve all N pending" and "Reject all N pending":
 // the empty pending placeholders an approval can take effect on.
-func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.TextEdit) map[string]any) []codeAction {
+func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []codeAction {
 	var approve, reject []chatdoc.TextEdit
 	n := 0
 	for _, r := range cycle.OpenPending(doc) {
@@ -128,7 +122,7 @@ func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.Te
 }
 
 // quickFixes offers the mechanical fix of each diagnostic under the range.
-func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) map[string]any) []codeAction {
+func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []codeAction {
 	var out []codeAction
 	var diags []chatdoc.Diagnostic
 	if ds != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
@@ -30,20 +31,10 @@ func (s *Server) scheduleDiagnostics(ds *docState) {
 	if ds.diagTimer != nil {
 		ds.diagTimer.Stop()
 	}
-	ds.diagTimer = time.AfterFunc(diagnosticsDelay, func() { s.publishDiagnostics(ds) })
+	ds.diagTimer = time.AfterFunc(diagnosticsDelay, func() { s.publishDocumentDiagnostics(ds) })
 }
 
-// wireDiagnostic is an LSP Diagnostic; marshalled ourselves so the list is
-// never null and codes stay strings.
-type wireDiagnostic struct {
-	Range    lspRange `json:"range"`
-	Severity int      `json:"severity"`
-	Code     string   `json:"code,omitempty"`
-	Source   string   `json:"source"`
-	Message  string   `json:"message"`
-}
-
-func (s *Server) publishDiagnostics(ds *docState) {
+func (s *Server) publishDocumentDiagnostics(ds *docState) {
 	s.mu.Lock()
 	if ds.closed {
 		s.mu.Unlock()
@@ -52,17 +43,17 @@ func (s *Server) publishDiagnostics(ds *docState) {
 	doc, version, enc := ds.snap, ds.version, s.enc
 	s.mu.Unlock()
 	diags := s.cachedDiagnostics(ds, doc, true)
-	out := make([]wireDiagnostic, 0, len(diags))
+	out := make([]lspext.Diagnostic, 0, len(diags))
 	for _, d := range diags {
-		out = append(out, wireDiagnostic{
-			Range:    toLSPRange(doc.Range(d.Span, enc)),
+		out = append(out, lspext.Diagnostic{
+			Range:    lspRange(doc, d.Span, enc),
 			Severity: int(d.Severity),
 			Code:     d.Code,
 			Source:   "chatls",
 			Message:  d.Message,
 		})
 	}
-	s.notify("textDocument/publishDiagnostics", map[string]any{"uri": ds.uri, "version": version, "diagnostics": out})
+	s.publishDiagnostics(ds.uri, &version, out)
 }
 
 // cachedDiagnostics returns the diagnostics of a snapshot, computing them

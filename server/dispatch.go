@@ -59,7 +59,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.reply(ctx, req, func() (any, error) { return s.shutdown() })
 		return
 	}
-	handler, ok := requestHandlers[req.Method]
+	handler, ok := s.handlers[req.Method]
 	if !ok {
 		_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported by chatls: " + req.Method})
 		return

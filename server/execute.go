@@ -15,6 +15,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -215,7 +216,7 @@ func (s *Server) keepOutput(ds *docState, id string, res tools.Result) string {
 			return cycle.TextOutputInline + "\n\n" + res.Text
 		}
 	}
-	s.showMessage(messageInfo, fmt.Sprintf("chatls: you wrote in the block of %s while it ran, so your text is its result; the tool's output is in %s", id, path))
+	s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: you wrote in the block of %s while it ran, so your text is its result; the tool's output is in %s", id, path))
 	return fmt.Sprintf(cycle.TextOutputSaved, path)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/server/lspext"
 )
 
 // commandArgs is the one argument object of every chatls command.
@@ -24,14 +25,14 @@ type commandArgs struct {
 	Rule  string `json:"rule"`
 }
 
-func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *snapshot) (any, error) {
-	var p struct {
-		Command   string            `json:"command"`
-		Arguments []json.RawMessage `json:"arguments"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+// executeCommandParams is workspace/executeCommand's params; every chatls
+// command takes one argument object.
+type executeCommandParams struct {
+	Command   string            `json:"command"`
+	Arguments []json.RawMessage `json:"arguments"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
 	var args commandArgs
 	if len(p.Arguments) > 0 {
 		if err := json.Unmarshal(p.Arguments[0], &args); err != nil {
@@ -82,7 +83,7 @@ func (s *Server) executeCommand(ctx context.Context, raw *json.RawMessage, _ *sn
 		u := doc.ToolUse(args.ID)
 		v := s.decide(ds, doc, u, "")
 		// Clients without a plugin drop the command's result: show it too.
-		s.showMessage(messageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
+		s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
 		return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps}, nil
 	case "chatls.approve", "chatls.reject":
 		if err := needID(); err != nil {
@@ -150,7 +151,7 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		scope, path = "workspace", filepath.Join(root, config.WorkspaceFile)
 		if !s.settings.workspaceApplies(root) {
 			scope, path = "user", userPath
-			s.showMessage(messageInfo, fmt.Sprintf("chatls: %s is not a trusted workspace, so a rule in its %s would have no effect; "+
+			s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: %s is not a trusted workspace, so a rule in its %s would have no effect; "+
 				"added %s to %s instead (it applies in every workspace)", root, config.WorkspaceFile, args.Rule, userPath))
 		}
 	case "user":

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -17,16 +16,9 @@ import (
 
 // hover shows a tool use's or placeholder's description, full input, the
 // policy decision with its trace, and the status (SPEC §3).
-func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p protocol.HoverParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapshot) (any, error) {
 	doc := snap.doc
-	offset := doc.Lines.Offset(fromLSPPosition(p.Position), snap.enc)
+	offset := offsetAt(doc, p.Position, snap.enc)
 	r, u := blockAt(doc, offset)
 	if u == nil {
 		return nil, nil
@@ -62,7 +54,7 @@ func (s *Server) hover(ctx context.Context, raw *json.RawMessage, snap *snapshot
 	}
 	return map[string]any{
 		"contents": map[string]any{"kind": "markdown", "value": surface.HoverMarkdown(info)},
-		"range":    toLSPRange(doc.Range(span, snap.enc)),
+		"range":    lspRange(doc, span, snap.enc),
 	}, nil
 }
 

@@ -2,14 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
 )
@@ -20,24 +16,16 @@ import (
 // yet say so (on the placeholder, or on the tool-use header when there is
 // none yet). Only hints whose position lies in the requested range are
 // returned: clients ask for the visible lines.
-func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p lspext.InlayHintParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap *snapshot) ([]lspext.InlayHint, error) {
 	doc := snap.doc
-	span := doc.Span(fromLSPRange(p.Range), snap.enc)
+	span := spanOf(doc, p.Range, snap.enc)
 	inRange := func(off int) bool { return span.Start <= off && off <= span.End }
 	ds, _, _, _ := s.current(snap.uri)
 	maxLen := s.settings.effectiveFor(uriToPath(snap.uri)).InlayHintsMaxLength
 	hints := []lspext.InlayHint{}
 	add := func(off int, label, tooltip string) {
-		pos := doc.Lines.Position(off, snap.enc)
 		hints = append(hints, lspext.InlayHint{
-			Position:    protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)},
+			Position:    lspPosition(doc.Lines.Position(off, snap.enc)),
 			Label:       label,
 			PaddingLeft: true,
 			Tooltip:     tooltip,
@@ -84,17 +72,6 @@ func (s *Server) inlayHints(ctx context.Context, raw *json.RawMessage, snap *sna
 		}
 	}
 	return hints, nil
-}
-
-func fromLSPRange(r protocol.Range) chatdoc.Range {
-	return chatdoc.Range{
-		Start: chatdoc.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   chatdoc.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}
-}
-
-func fromLSPPosition(p protocol.Position) chatdoc.Position {
-	return chatdoc.Position{Line: int(p.Line), Character: int(p.Character)}
 }
 
 // fullOutputPath finds the file named by a truncated result's note

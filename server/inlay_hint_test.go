@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/cycle"
@@ -50,7 +48,7 @@ func testServer(t testing.TB, text string) (*Server, *snapshot) {
 // and renders them as "L<1-based line> label".
 func hintLines(t *testing.T, s *Server, snap *snapshot, from, to int) []string {
 	t.Helper()
-	hints, err := s.inlayHints(context.Background(), rangeParams(snap.uri, from, to), snap)
+	hints, err := s.handlers["textDocument/inlayHint"](s, context.Background(), rangeParams(snap.uri, from, to), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +180,11 @@ func BenchmarkHover10MB(b *testing.B) {
 	last := snap.doc.ToolUses[len(snap.doc.ToolUses)-1]
 	pos := snap.doc.Lines.Position(last.NameSpan.Start, chatdoc.UTF16)
 	raw := json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, snap.uri, pos.Line, pos.Character))
-	if h, err := s.hover(context.Background(), &raw, snap); err != nil || h == nil {
+	if h, err := s.handlers["textDocument/hover"](s, context.Background(), &raw, snap); err != nil || h == nil {
 		b.Fatalf("no hover: %v", err)
 	}
 	for b.Loop() {
-		if _, err := s.hover(context.Background(), &raw, snap); err != nil {
+		if _, err := s.handlers["textDocument/hover"](s, context.Background(), &raw, snap); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -196,11 +194,11 @@ func BenchmarkHover10MB(b *testing.B) {
 // pending placeholders at its end among 11,506 results).
 func BenchmarkCodeLenses10MB(b *testing.B) {
 	s, snap := openBig(b)
-	if lenses, _ := s.codeLenses(context.Background(), nil, snap); len(lenses.([]protocol.CodeLens)) != 15 {
-		b.Fatalf("want 3 lenses for each of the 5 pending calls, got %d", len(lenses.([]protocol.CodeLens)))
+	if lenses, _ := s.codeLenses(context.Background(), noParams{}, snap); len(lenses) != 15 {
+		b.Fatalf("want 3 lenses for each of the 5 pending calls, got %d", len(lenses))
 	}
 	for b.Loop() {
-		if _, err := s.codeLenses(context.Background(), nil, snap); err != nil {
+		if _, err := s.codeLenses(context.Background(), noParams{}, snap); err != nil {
 			b.Fatal(err)
 		}
 	}

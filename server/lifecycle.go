@@ -37,7 +37,7 @@ func (s *Server) initialize(raw *json.RawMessage) (any, error) {
 		s.mu.Unlock()
 		return nil, invalidParams(errAlreadyInitialized)
 	}
-	s.caps = p.Capabilities
+	s.caps = featuresOf(p.Capabilities)
 	s.enc, s.encName = enc, encName
 	s.roots = roots
 	s.initialized = true
@@ -134,7 +134,7 @@ func (s *Server) openState() {
 	if err != nil {
 		// Without a journal "at most once across restarts" cannot hold: refuse to run.
 		s.log.Error("execution journal unavailable; tools will not run", zap.Error(err))
-		s.showMessage(messageError, "chatls: "+err.Error()+"; tools will not run until this is fixed")
+		s.showMessage(lspext.MessageError, "chatls: "+err.Error()+"; tools will not run until this is fixed")
 	} else {
 		s.journal = j
 	}
@@ -244,7 +244,7 @@ func (s *Server) checkSandbox() {
 	s.mu.Unlock()
 	slices.Sort(tell)
 	for _, p := range tell {
-		s.showMessage(messageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call will ask for approval")
+		s.showMessage(lspext.MessageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call will ask for approval")
 	}
 }
 

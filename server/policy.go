@@ -13,6 +13,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/server/lspext"
 )
 
 // decisionTimeout bounds one policy decision (external resolvers included).
@@ -75,7 +76,7 @@ func (s *Server) policyErrorVerdict(err error) approval.Verdict {
 		st.mu.Unlock()
 		if tell {
 			s.log.Warn("policy unavailable; asking the user", zap.Error(err))
-			s.showMessage(messageError, "chatls: "+reason+" (every tool call asks for approval until this is fixed)")
+			s.showMessage(lspext.MessageError, "chatls: "+reason+" (every tool call asks for approval until this is fixed)")
 		}
 	}
 	return approval.Verdict{Decision: approval.RequireApproval, Reason: reason,

@@ -28,12 +28,6 @@ type progressReporter struct {
 	began bool
 }
 
-// progressParams is marshalled by pointer: protocol's value types send "token":{}.
-type progressParams struct {
-	Token string `json:"token"`
-	Value any    `json:"value"`
-}
-
 // announceAfter is how long a tool runs before hints, diagnostics and
 // $/progress say it is running: a call that ends at once (most do) shows
 // no flicker and spares the client round trips that would only say so.
@@ -76,10 +70,7 @@ func (a *announcement) settle() bool {
 
 // newProgress prepares the progress of one run; nil s means "none".
 func (s *Server) newProgress(rs *runState, u *chatdoc.ToolUse) *progressReporter {
-	s.mu.Lock()
-	supported := s.caps.Window != nil && s.caps.Window.WorkDoneProgress
-	s.mu.Unlock()
-	if !supported {
+	if !s.features().workDoneProgress {
 		return &progressReporter{}
 	}
 	return &progressReporter{s: s, rs: rs, title: s.preview(u, 60),
@@ -97,15 +88,13 @@ func (p *progressReporter) begin() {
 	p.mu.Unlock()
 	go func() {
 		defer close(ready)
-		if err := p.s.call("window/workDoneProgress/create", map[string]any{"token": p.token}, nil, clientCallTimeout); err != nil {
+		if err := p.s.createProgress(p.token); err != nil {
 			return
 		}
 		p.s.mu.Lock()
 		p.rs.token = p.token
 		p.s.mu.Unlock()
-		p.s.notify("$/progress", &progressParams{Token: p.token, Value: map[string]any{
-			"kind": "begin", "title": "chatls: " + p.title, "cancellable": true, "message": "running",
-		}})
+		p.s.progress(p.token, map[string]any{"kind": "begin", "title": "chatls: " + p.title, "cancellable": true, "message": "running"})
 		p.began = true
 	}()
 }
@@ -142,7 +131,7 @@ func (p *progressReporter) report(pr tools.Progress) {
 	if pr.LastLine != "" {
 		msg += " · " + truncateRunes(pr.LastLine, 80)
 	}
-	p.s.notify("$/progress", &progressParams{Token: p.token, Value: map[string]any{"kind": "report", "message": msg}})
+	p.s.progress(p.token, map[string]any{"kind": "report", "message": msg})
 	p.s.refreshHints()
 }
 
@@ -167,7 +156,7 @@ func (p *progressReporter) end(res tools.Result) {
 	case res.IsError:
 		msg = "failed"
 	}
-	p.s.notify("$/progress", &progressParams{Token: p.token, Value: map[string]any{"kind": "end", "message": msg}})
+	p.s.progress(p.token, map[string]any{"kind": "end", "message": msg})
 }
 
 // progressCancelled handles window/workDoneProgress/cancel from the UI.

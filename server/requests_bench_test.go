@@ -45,12 +45,12 @@ func BenchmarkInlayHintsVisibleRange10MB(b *testing.B) {
 	s, snap := openBig(b)
 	last := snap.doc.Lines.LineCount()
 	params := rangeParams(snap.uri, last-80, last)
-	if hints, _ := s.inlayHints(context.Background(), params, snap); len(hints.([]lspext.InlayHint)) != 5 {
+	if hints, _ := s.handlers["textDocument/inlayHint"](s, context.Background(), params, snap); len(hints.([]lspext.InlayHint)) != 5 {
 		b.Fatalf("want the 5 pending calls' hints, got %v", hints)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.inlayHints(context.Background(), params, snap); err != nil {
+		if _, err := s.handlers["textDocument/inlayHint"](s, context.Background(), params, snap); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func BenchmarkCodeActionsAtPlaceholder10MB(b *testing.B) {
 	s.cachedDiagnostics(s.docs[snap.uri], snap.doc, true)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.codeActions(context.Background(), params, snap); err != nil {
+		if _, err := s.handlers["textDocument/codeAction"](s, context.Background(), params, snap); err != nil {
 			b.Fatal(err)
 		}
 	}

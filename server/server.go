@@ -51,10 +51,13 @@ type Server struct {
 	shuttingDown bool
 	enc          chatdoc.Encoding
 	encName      string
-	caps         lspext.ClientCapabilities
+	caps         clientFeatures
 	roots        []string // workspace folder paths
 	cancels      map[string]context.CancelFunc
 	settings     *settingsState
+
+	// handlers answer the requests the dispatcher does not handle itself.
+	handlers map[string]requestHandler
 
 	registry *tools.Registry
 	// webFetchHosts is the tools.web_fetch.allowHosts the built-ins were built with.
@@ -99,6 +102,7 @@ func New(opts Options) *Server {
 		exited:  make(chan struct{}),
 
 		sandboxReported: map[string]bool{},
+		handlers:        requestHandlers(),
 	}
 	s.settings = newSettingsState(s)
 	s.registry = tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/server/lspext"
 )
 
 // Labels of the editor layers in messages (they have no file:line), and
@@ -155,7 +156,7 @@ func (st *settingsState) reject(key, prefix string, err error) {
 	if first {
 		consequence = " (every tool call asks for approval until this is fixed)"
 	}
-	st.s.showMessage(messageError, "chatls: "+prefix+err.Error()+consequence)
+	st.s.showMessage(lspext.MessageError, "chatls: "+prefix+err.Error()+consequence)
 }
 
 // brokenFor is the error that makes the policy of a document under root
@@ -252,7 +253,7 @@ func (st *settingsState) changeAll(steps []step) bool {
 func (st *settingsState) readFile(path string) (step, bool) {
 	settings, warnings, err := config.LoadFile(path)
 	for _, w := range warnings {
-		st.s.showMessage(messageWarning, "chatls: "+w.String())
+		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
 	}
 	if err != nil {
 		st.reject(path, "", err)
@@ -282,7 +283,7 @@ func (st *settingsState) reloadFile(path string) bool {
 func (st *settingsState) decodeEditor(label string, data json.RawMessage) (step, bool) {
 	settings, warnings, err := config.DecodeJSON(data)
 	for _, w := range warnings {
-		st.s.showMessage(messageWarning, "chatls: "+w.String())
+		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
 	}
 	prefix := "invalid settings (" + label + "): "
 	if err != nil {
@@ -307,23 +308,9 @@ func (st *settingsState) setEditor(label string, data json.RawMessage) bool {
 
 // pull asks the client for section "chatls" (workspace/configuration).
 func (st *settingsState) pull() {
-	s := st.s
-	s.mu.Lock()
-	supported := s.caps.Workspace != nil && s.caps.Workspace.Configuration
-	s.mu.Unlock()
-	if !supported {
-		return
+	if data, ok := st.s.pullConfiguration(); ok {
+		st.setEditor(labelPulled, data)
 	}
-	var result []json.RawMessage
-	params := map[string]any{"items": []any{map[string]any{"section": "chatls"}}}
-	if err := s.call("workspace/configuration", params, &result, clientCallTimeout); err != nil {
-		s.log.Debug("workspace/configuration failed", zap.Error(err))
-		return
-	}
-	if len(result) == 0 || string(result[0]) == "null" {
-		return
-	}
-	st.setEditor(labelPulled, result[0])
 }
 
 // reloadEditorSettings handles workspace/didChangeConfiguration: settings in

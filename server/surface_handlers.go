@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 
@@ -16,10 +15,10 @@ import (
 // The handlers below are thin: the work is in package surface, on the
 // snapshot captured when the request arrived.
 
-func (s *Server) documentSymbols(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+// noParams are the params of requests that need only their document.
+type noParams struct{}
+
+func (s *Server) documentSymbols(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	return surface.DocumentSymbols(snap.doc, snap.enc, func(id string) string {
 		if ds, _, _, _ := s.current(snap.uri); ds != nil {
 			s.mu.Lock()
@@ -38,62 +37,39 @@ func (s *Server) documentSymbols(ctx context.Context, raw *json.RawMessage, snap
 	}), nil
 }
 
-func (s *Server) foldingRanges(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) foldingRanges(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	return surface.FoldingRanges(snap.doc, snap.enc), nil
 }
 
-func (s *Server) selectionRanges(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p protocol.SelectionRangeParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) selectionRanges(ctx context.Context, p protocol.SelectionRangeParams, snap *snapshot) (any, error) {
 	positions := make([]chatdoc.Position, 0, len(p.Positions))
 	for _, pos := range p.Positions {
-		positions = append(positions, fromLSPPosition(pos))
+		positions = append(positions, docPosition(pos))
 	}
 	return surface.SelectionRanges(snap.doc, snap.enc, positions), nil
 }
 
-func (s *Server) completion(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p protocol.CompletionParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) completion(ctx context.Context, p protocol.CompletionParams, snap *snapshot) (any, error) {
 	var names []string
 	for _, d := range s.registry.List() {
 		names = append(names, d.Name)
 	}
-	return surface.Completion(snap.doc, snap.enc, fromLSPPosition(p.Position), names), nil
+	return surface.Completion(snap.doc, snap.enc, docPosition(p.Position), names), nil
 }
 
-func (s *Server) documentLinks(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) documentLinks(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	dir := filepath.Dir(uriToPath(snap.uri))
 	return surface.DocumentLinks(snap.doc, snap.enc, dir), nil
 }
 
 // codeLenses puts Approve / Reject / Explain above each pending placeholder.
-func (s *Server) codeLenses(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) codeLenses(ctx context.Context, _ noParams, snap *snapshot) ([]protocol.CodeLens, error) {
 	lenses := []protocol.CodeLens{}
 	for _, r := range snap.doc.ToolResults {
 		if r.Status != chatdoc.StatusPending || snap.doc.ToolUse(r.ID) == nil {
 			continue
 		}
-		rng := toProtocolRange(snap.doc.Range(r.HeaderSpan, snap.enc))
+		rng := lspRange(snap.doc, r.HeaderSpan, snap.enc)
 		args := []interface{}{map[string]any{"uri": snap.uri, "id": r.ID}}
 		for _, c := range []struct{ title, cmd string }{
 			{"Approve", "chatls.approve"}, {"Reject", "chatls.reject"}, {"Explain", "chatls.explain"},
@@ -104,17 +80,7 @@ func (s *Server) codeLenses(ctx context.Context, raw *json.RawMessage, snap *sna
 	return lenses, nil
 }
 
-func toProtocolRange(r chatdoc.Range) protocol.Range {
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
-	}
-}
-
-func (s *Server) semanticTokensFull(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+func (s *Server) semanticTokensFull(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	ds, _, _, _ := s.current(snap.uri)
 	if ds == nil {
 		return nil, errNotOpen()
@@ -123,16 +89,12 @@ func (s *Server) semanticTokensFull(ctx context.Context, raw *json.RawMessage, s
 	return map[string]any{"resultId": s.rememberTokens(ds, data), "data": data}, nil
 }
 
-func (s *Server) semanticTokensDelta(ctx context.Context, raw *json.RawMessage, snap *snapshot) (any, error) {
-	var p struct {
-		PreviousResultID string `json:"previousResultId"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, errNotOpen()
-	}
+// semanticTokensDeltaParams is textDocument/semanticTokens/full/delta's params.
+type semanticTokensDeltaParams struct {
+	PreviousResultID string `json:"previousResultId"`
+}
+
+func (s *Server) semanticTokensDelta(ctx context.Context, p semanticTokensDeltaParams, snap *snapshot) (any, error) {
 	ds, _, _, _ := s.current(snap.uri)
 	if ds == nil {
 		return nil, errNotOpen()

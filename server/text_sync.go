@@ -96,7 +96,7 @@ func (s *Server) didClose(raw *json.RawMessage) {
 	s.mu.Unlock()
 	if ds != nil {
 		// Clear the editor's problems list for the closed file.
-		go s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": []any{}})
+		go s.publishDiagnostics(uri, nil, nil)
 	}
 }
 

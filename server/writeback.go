@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-	"encoding/json"
 	"time"
 
 	"go.uber.org/zap"
@@ -44,7 +42,7 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 		if len(edits) == 0 {
 			return attempt > 0
 		}
-		reply := s.sendApplyEdit(ds.uri, version, doc, label, edits)
+		reply := s.applyEdit(lspext.ApplyWorkspaceEditParams{Label: label, Edit: s.workspaceEdit(ds.uri, version, doc, edits)})
 		select {
 		case res := <-reply:
 			if res.err != nil || !res.Applied {
@@ -109,106 +107,19 @@ func (s *Server) awaitChange(changed chan struct{}, timeout time.Duration) bool 
 	}
 }
 
-type applyReply struct {
-	lspext.ApplyWorkspaceEditResult
-	err error
-}
-
-// sendApplyEdit sends workspace/applyEdit without waiting for the reply.
-func (s *Server) sendApplyEdit(uri string, version int32, doc *chatdoc.Document, label string, edits []chatdoc.TextEdit) <-chan applyReply {
-	out := make(chan applyReply, 1)
-	params := map[string]any{
-		"label": label,
-		"edit":  s.workspaceEdit(uri, version, doc, edits),
+// workspaceEdit is a versioned TextDocumentEdit for the snapshot the edits
+// were built on (or plain changes for clients without documentChanges).
+func (s *Server) workspaceEdit(uri string, version int32, doc *chatdoc.Document, edits []chatdoc.TextEdit) lspext.WorkspaceEdit {
+	wire := lspEdits(doc, edits, s.encoding())
+	if !s.features().documentChanges {
+		return lspext.WorkspaceEdit{Changes: map[string][]lspext.TextEdit{uri: wire}}
 	}
-	go func() {
-		var res lspext.ApplyWorkspaceEditResult
-		ctx, cancel := context.WithTimeout(s.baseCtx, applyEditReplyTimeout)
-		defer cancel()
-		err := s.rpc().Call(ctx, "workspace/applyEdit", params, &res)
-		out <- applyReply{ApplyWorkspaceEditResult: res, err: err}
-	}()
-	return out
-}
-
-// workspaceEdit is a versioned TextDocumentEdit (or plain changes for clients
-// without documentChanges support).
-func (s *Server) workspaceEdit(uri string, version int32, doc *chatdoc.Document, edits []chatdoc.TextEdit) map[string]any {
-	lspEdits := s.lspEdits(doc, edits)
-	s.mu.Lock()
-	documentChanges := s.caps.Workspace != nil && s.caps.Workspace.WorkspaceEdit != nil && s.caps.Workspace.WorkspaceEdit.DocumentChanges
-	s.mu.Unlock()
-	if !documentChanges {
-		return map[string]any{"changes": map[string]any{uri: lspEdits}}
-	}
-	return map[string]any{"documentChanges": []any{map[string]any{
-		"textDocument": map[string]any{"uri": uri, "version": version},
-		"edits":        lspEdits,
-	}}}
-}
-
-// lspEdit is a TextEdit on the wire.
-type lspEdit struct {
-	Range   lspRange `json:"range"`
-	NewText string   `json:"newText"`
-}
-
-type lspRange struct {
-	Start lspPosition `json:"start"`
-	End   lspPosition `json:"end"`
-}
-
-type lspPosition struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-func (s *Server) lspEdits(doc *chatdoc.Document, edits []chatdoc.TextEdit) []lspEdit {
-	out := make([]lspEdit, 0, len(edits))
-	for _, e := range edits {
-		out = append(out, lspEdit{Range: toLSPRange(doc.Range(e.Span, s.encoding())), NewText: e.NewText})
-	}
-	return out
-}
-
-func toLSPRange(r chatdoc.Range) lspRange {
-	return lspRange{
-		Start: lspPosition{Line: r.Start.Line, Character: r.Start.Character},
-		End:   lspPosition{Line: r.End.Line, Character: r.End.Character},
-	}
+	return lspext.WorkspaceEdit{DocumentChanges: []lspext.TextDocumentEdit{{
+		TextDocument: lspext.VersionedTextDocumentIdentifier{URI: uri, Version: version}, Edits: wire}}}
 }
 
 func (s *Server) encoding() chatdoc.Encoding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.enc
-}
-
-// notify sends a notification to the client, logging failures.
-func (s *Server) notify(method string, params any) {
-	conn := s.rpc()
-	if conn == nil {
-		return
-	}
-	if err := conn.Notify(s.baseCtx, method, params); err != nil {
-		s.log.Debug("notify failed", zap.String("method", method), zap.Error(err))
-	}
-}
-
-// call sends a request to the client and waits at most timeout for the reply.
-func (s *Server) call(method string, params, result any, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(s.baseCtx, timeout)
-	defer cancel()
-	var raw json.RawMessage
-	conn := s.rpc()
-	if conn == nil {
-		return errString("not connected")
-	}
-	if err := conn.Call(ctx, method, params, &raw); err != nil {
-		return err
-	}
-	if result != nil && len(raw) > 0 {
-		return json.Unmarshal(raw, result)
-	}
-	return nil
 }

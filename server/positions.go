@@ -1,0 +1,51 @@
+package server
+
+import (
+	"go.lsp.dev/protocol"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/server/lspext"
+)
+
+// All conversion between LSP positions and the document's is here; the
+// encoding (utf-16, utf-8 or utf-32) is negotiated in initialize and the
+// counting itself is chatdoc's (chatdoc.LineIndex).
+
+// lspRange is the LSP range of a byte span of doc.
+func lspRange(doc *chatdoc.Document, span chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
+	r := doc.Range(span, enc)
+	return protocol.Range{Start: lspPosition(r.Start), End: lspPosition(r.End)}
+}
+
+func lspPosition(p chatdoc.Position) protocol.Position {
+	return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Character)}
+}
+
+// docRange is an LSP range in chatdoc's terms (resolved against a snapshot
+// with doc.Span).
+func docRange(r protocol.Range) chatdoc.Range {
+	return chatdoc.Range{Start: docPosition(r.Start), End: docPosition(r.End)}
+}
+
+func docPosition(p protocol.Position) chatdoc.Position {
+	return chatdoc.Position{Line: int(p.Line), Character: int(p.Character)}
+}
+
+// offsetAt is the byte offset of an LSP position in doc.
+func offsetAt(doc *chatdoc.Document, p protocol.Position, enc chatdoc.Encoding) int {
+	return doc.Lines.Offset(docPosition(p), enc)
+}
+
+// spanOf is the byte span of an LSP range in doc.
+func spanOf(doc *chatdoc.Document, r protocol.Range, enc chatdoc.Encoding) chatdoc.Span {
+	return doc.Span(docRange(r), enc)
+}
+
+// lspEdits are chatdoc edits on the wire, for the snapshot they were built on.
+func lspEdits(doc *chatdoc.Document, edits []chatdoc.TextEdit, enc chatdoc.Encoding) []lspext.TextEdit {
+	out := make([]lspext.TextEdit, 0, len(edits))
+	for _, e := range edits {
+		out = append(out, lspext.TextEdit{Range: lspRange(doc, e.Span, enc), NewText: e.NewText})
+	}
+	return out
+}
