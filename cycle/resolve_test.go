@@ -14,7 +14,9 @@ import (
 func TestResolveScenarios(t *testing.T) {
 	pending := func(id string) string { return placeholder(id, chatdoc.StatusPending, "") }
 	approved := func(id string) string { return placeholder(id, chatdoc.StatusApproved, "") }
-	approve := func(id string) [2]string { return [2]string{"`" + id + "`\n\n```flemma:tool status=pending", "`" + id + "`\n\n```flemma:tool status=approved"} }
+	approve := func(id string) [2]string {
+		return [2]string{"`" + id + "`\n\n```flemma:tool status=pending", "`" + id + "`\n\n```flemma:tool status=approved"}
+	}
 	cases := []struct {
 		name   string
 		open   string
@@ -32,8 +34,8 @@ func TestResolveScenarios(t *testing.T) {
 		{name: "an approved placeholder from before the session asks again on advance",
 			open: conversation([]call{bashCall}, approved("t_bash")), mode: Mode{Force: true}, resets: "t_bash"},
 		{name: "unless the trusted policy approves the call itself",
-			open:   conversation([]call{readCall}, approved("t_read")),
-			mode:   Mode{Force: true}, policy: defaults, run: "t_read"},
+			open: conversation([]call{readCall}, approved("t_read")),
+			mode: Mode{Force: true}, policy: defaults, run: "t_read"},
 		{name: "the user's approval edit runs the call",
 			open: conversation([]call{bashCall}, pending("t_bash")), edits: [][2]string{approve("t_bash")},
 			mode: Mode{Autopilot: true}, run: "t_bash", wake: true},
@@ -44,15 +46,15 @@ func TestResolveScenarios(t *testing.T) {
 			open: "@You:\nplease\n\n", append: conversation([]call{bashCall}, approved("t_bash"))[len("@You:\nplease\n\n"):],
 			mode: Mode{Force: true, Autopilot: true}, resets: "t_bash"},
 		{name: "editing the input after approval revokes it",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{approve("t_bash"), {"make test", "make install"}},
 			mode:  Mode{Autopilot: true}, resets: "t_bash", wake: true},
 		{name: "a whitespace edit of the input keeps the approval",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{approve("t_bash"), {`{"command":"make test",`, `{ "command" : "make test" ,`}},
 			mode:  Mode{Autopilot: true}, run: "t_bash"},
 		{name: "an input changed before the approval makes the approval not count",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{{"make test", "make deploy"}, approve("t_bash")},
 			mode:  Mode{Autopilot: true}, resets: "t_bash", wake: true},
 		{name: "a policy deny wins over the user's approval",
@@ -64,15 +66,15 @@ func TestResolveScenarios(t *testing.T) {
 		{name: "pending waits for the user",
 			open: conversation([]call{bashCall}, pending("t_bash")), mode: Mode{Force: true}},
 		{name: "set back to pending, the approval is withdrawn",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{approve("t_bash"), {"status=approved", "status=pending"}, approve("t_bash")},
 			mode:  Mode{Autopilot: true}, run: "t_bash", wake: true},
 		{name: "rejected: the fixed text",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{{"status=pending", "status=rejected"}},
 			mode:  Mode{Autopilot: true}, results: "t_bash=" + TextRejected + " (error)", wake: true},
 		{name: "rejected with a reason: the reason",
-			open: conversation([]call{bashCall}, placeholder("t_bash", chatdoc.StatusPending, "not now")),
+			open:  conversation([]call{bashCall}, placeholder("t_bash", chatdoc.StatusPending, "not now")),
 			edits: [][2]string{{"status=pending", "status=rejected"}},
 			mode:  Mode{Autopilot: true}, results: "t_bash=not now (error)", wake: true},
 		{name: "denied and aborted blocks get their texts",
@@ -83,7 +85,7 @@ func TestResolveScenarios(t *testing.T) {
 			open: conversation([]call{bashCall}, placeholder("t_bash", chatdoc.StatusPending, "I ran it: ok")),
 			mode: Mode{Force: true}, results: "t_bash=I ran it: ok"},
 		{name: "but not while they type (autopilot)",
-			open: conversation([]call{bashCall}, pending("t_bash")),
+			open:  conversation([]call{bashCall}, pending("t_bash")),
 			edits: [][2]string{approve("t_bash"), {"status=approved\n", "status=approved\nI ran"}},
 			mode:  Mode{Autopilot: true}},
 		{name: "a filled approved block is a result too, even approved by the policy",
