@@ -28,7 +28,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS = \
 	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./chatdoc/:FuzzDecodeJSONObject \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
-	./approval/:FuzzShellAnalysis ./server/:FuzzStreamResync ./server/surface/:FuzzSurface \
+	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
 	./tools/plugin/:FuzzDispatch
 
 fuzz:

@@ -15,6 +15,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
@@ -114,7 +115,7 @@ func New(opts Options) *Server {
 // Serve speaks LSP on rwc until the client exits or the stream ends. It
 // returns the process exit code LSP prescribes (0 after shutdown, 1 otherwise).
 func (s *Server) Serve(rwc io.ReadWriteCloser) int {
-	stream := newResilientStream(rwc, func(reason string) {
+	stream := framing.NewStream(rwc, func(reason string) {
 		s.log.Warn("bad input from the client", zap.String("reason", reason))
 	})
 	conn := jsonrpc2.NewConn(s.baseCtx, stream, s)

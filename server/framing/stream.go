@@ -1,4 +1,6 @@
-package server
+// Package framing reads and writes LSP's Content-Length framed JSON-RPC
+// messages for sourcegraph/jsonrpc2, surviving whatever a client sends.
+package framing
 
 import (
 	"bytes"
@@ -31,6 +33,12 @@ type resilientStream struct {
 	wmu sync.Mutex
 	// onBadInput reports dropped frames to the log.
 	onBadInput func(reason string)
+}
+
+// NewStream frames messages over rwc; onBadInput (may be nil) hears about
+// every frame dropped and why.
+func NewStream(rwc io.ReadWriteCloser, onBadInput func(string)) jsonrpc2.ObjectStream {
+	return newResilientStream(rwc, onBadInput)
 }
 
 func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *resilientStream {
