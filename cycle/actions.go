@@ -3,6 +3,7 @@ package cycle
 import (
 	"strings"
 
+	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 )
 
@@ -84,4 +85,16 @@ func OpenPending(doc *chatdoc.Document) []*chatdoc.ToolResult {
 		}
 	}
 	return out
+}
+
+// NowApproved are the empty pending placeholders whose calls the policy
+// approves now (a rule was just added): they become approved and run.
+func NowApproved(doc *chatdoc.Document, facts Facts) map[string]bool {
+	now := map[string]bool{}
+	for _, r := range OpenPending(doc) {
+		if facts.Decide(doc.ToolUse(r.ID)).Decision == approval.Approve {
+			now[r.ID] = true
+		}
+	}
+	return now
 }

@@ -69,7 +69,7 @@ func TestSandboxReprobedWhenSettingsChange(t *testing.T) {
 	s.waitMessage(1, "bubblewrap", "/nonexistent/bwrap-b")
 	var reports []string
 	for _, m := range s.messages("/nonexistent/bwrap-a") {
-		if strings.Contains(m, "every bash call will ask for approval") {
+		if strings.Contains(m, "every bash call asks for approval") {
 			reports = append(reports, m)
 		}
 	}
@@ -270,7 +270,7 @@ func TestSandboxReprobedWhenTurnedOnAgain(t *testing.T) {
 		os.Remove(outside)
 		t.Fatal("bash ran outside the sandbox")
 	}
-	if reports := s.messages("every bash call will ask for approval"); len(reports) != 1 {
+	if reports := s.messages("every bash call asks for approval"); len(reports) != 1 {
 		t.Errorf("want the one report of the missing bubblewrap, got %q", reports)
 	}
 }

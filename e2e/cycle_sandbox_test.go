@@ -29,3 +29,34 @@ func TestWriteRefusalFollowsSandboxSettingWithoutBubblewrap(t *testing.T) {
 		t.Fatalf("write created %s outside the writable set with sandbox.enabled", outside)
 	}
 }
+
+// With sandbox.enabled and no working bubblewrap, a bash call the policy
+// approves asks instead; each call says it would run unsandboxed (hint and
+// hover), the warning says approved calls run without the sandbox, and
+// one the user approves does run (SPEC §5).
+func TestBrokenSandboxAsksAndSaysUnsandboxed(t *testing.T) {
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools":   map[string]any{"autoApprove": []string{"$default", "bash(touch *)"}},
+		"sandbox": map[string]any{"enabled": true, "bwrap": "/nonexistent/bwrap-unsandboxed"},
+	}}})
+	uri := s.open("unsandboxed.chat", revokeDoc)
+	s.waitMessage(1, "/nonexistent/bwrap-unsandboxed", "the ones you approve run without the sandbox")
+	s.settle(uri)
+	var labels []string
+	for _, h := range s.inlayHints(uri) {
+		labels = append(labels, h.Label)
+	}
+	if len(labels) != 1 || !strings.HasPrefix(labels[0], "unsandboxed · bash: $ touch marker-a") {
+		t.Errorf("the hint must say the call runs unsandboxed: %q", labels)
+	}
+	if h := s.hover(uri, "touch marker-a"); !strings.Contains(h, "runs unsandboxed if you approve it") || !strings.Contains(h, "require_approval") {
+		t.Errorf("hover:\n%s", h)
+	}
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "**Tool Result:** `toolu_m`\n\n```\n(no output)\n```")
+	if !exists(filepath.Join(s.ws, "marker-a")) {
+		t.Fatal("the approved call did not run")
+	}
+}

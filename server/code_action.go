@@ -88,7 +88,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 		// no effect: the command writes the user config then, and the
 		// title says so.
 		title, scope := fmt.Sprintf("Always allow %s in this workspace", rule), "workspace"
-		if !s.settings.workspaceApplies(root) {
+		if !s.settings.store.WorkspaceApplies(root) {
 			title, scope = fmt.Sprintf("Always allow %s in your user config (this workspace is not trusted)", rule), "user"
 		}
 		return codeAction{Title: title, Kind: "quickfix",

@@ -211,44 +211,13 @@ func (s *Server) keepOutput(ds *docState, id string, res tools.Result) string {
 	path := res.FullOutputPath
 	if !res.Truncated || path == "" {
 		var err error
-		if path, err = saveOutput(os.TempDir(), id, res.Text); err != nil {
+		if path, err = tools.SaveOutput(os.TempDir(), id, res.Text); err != nil {
 			s.log.Warn("cannot save a tool's output", zap.String("id", id), zap.Error(err))
 			return cycle.TextOutputInline + "\n\n" + res.Text
 		}
 	}
 	s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: you wrote in the block of %s while it ran, so your text is its result; the tool's output is in %s", id, path))
 	return fmt.Sprintf(cycle.TextOutputSaved, path)
-}
-
-// saveOutput writes text to a new file in dir named after the tool ID.
-func saveOutput(dir, id, text string) (string, error) {
-	f, err := os.CreateTemp(dir, "chatls-output-"+safeFileName(id)+"-*.txt")
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.WriteString(text)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", werr
-	}
-	return f.Name(), nil
-}
-
-// safeFileName keeps letters, digits, '-' and '_' of an ID (at most 64).
-func safeFileName(id string) string {
-	b := []byte(id)
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 // acquireSlot bounds parallel executions by tools.maxConcurrent; waited
@@ -296,15 +265,6 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 	}
 }
 
-// Outcomes of a run in the decision log.
-const (
-	outcomeFinished    = "finished"
-	outcomeError       = "error"
-	outcomeTimeout     = "timeout"
-	outcomeCancelled   = "cancelled"
-	outcomeInterrupted = "interrupted"
-)
-
 // logRun writes an execution to the decision log (SPEC §4): the call, why
 // it ran (the policy's rule or the user's approval edit, with the policy's
 // trace), start, end, exit status, truncation and how it ended. A run cut
@@ -317,7 +277,7 @@ func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, so
 		Time: end, Document: ds.uri, ToolID: u.ID, Tool: u.Name, InputHash: cycle.InputHash(u),
 		Decision: string(approval.Approve), Source: source, Start: &start, End: &end,
 		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: source,
-		TimedOut: res.TimedOut, Outcome: runOutcome(res, interrupted),
+		TimedOut: res.TimedOut, Outcome: res.Outcome(interrupted),
 	}
 	if source == cycle.ByUserEdit {
 		// The policy did not approve it (its verdict and trace say what it
@@ -327,21 +287,6 @@ func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, so
 	if err := s.decisions.Write(v.LogEntry(entry)); err != nil {
 		s.log.Warn("decision log write failed", zap.Error(err))
 	}
-}
-
-// runOutcome is how a run ended, for the decision log.
-func runOutcome(res tools.Result, interrupted bool) string {
-	switch {
-	case interrupted:
-		return outcomeInterrupted
-	case res.Cancelled:
-		return outcomeCancelled
-	case res.TimedOut:
-		return outcomeTimeout
-	case res.IsError:
-		return outcomeError
-	}
-	return outcomeFinished
 }
 
 // cancelTool stops a tool of the document (chatls.cancel, progress

@@ -144,12 +144,12 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		return nil, invalidParams(fmt.Errorf("chatls.alwaysAllow: %v", err))
 	}
 	root := s.workspaceRoot(ds.path)
-	userPath := s.settings.userPath()
+	userPath := s.settings.store.UserPath()
 	scope, path := args.Scope, ""
 	switch scope {
 	case "", "workspace":
 		scope, path = "workspace", filepath.Join(root, config.WorkspaceFile)
-		if !s.settings.workspaceApplies(root) {
+		if !s.settings.store.WorkspaceApplies(root) {
 			scope, path = "user", userPath
 			s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: %s is not a trusted workspace, so a rule in its %s would have no effect; "+
 				"added %s to %s instead (it applies in every workspace)", root, config.WorkspaceFile, args.Rule, userPath))
@@ -164,18 +164,10 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 	}
 	s.settings.reloadFile(path)
 	s.onSettingsChanged()
+	approved := 0
 	// Re-categorize: pending calls the policy now approves become approved and run.
-	_, doc, _, _ := s.current(ds.uri)
-	now := map[string]bool{}
-	for _, r := range doc.ToolResults {
-		if r.Status != chatdoc.StatusPending || strings.TrimSpace(r.Content) != "" {
-			continue
-		}
-		if u := doc.ToolUse(r.ID); u != nil && u.Valid() && s.decide(ds, doc, u, "rule").Decision == approval.Approve {
-			now[r.ID] = true
-		}
-	}
-	if len(now) > 0 {
+	doc := s.latest(ds)
+	if now := cycle.NowApproved(doc, s.facts(ds, doc, "rule")); len(now) > 0 {
 		s.editDocument(ds, "chatls: approved by the new rule", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 			return cycle.StatusEdits(doc, now, chatdoc.StatusPending, chatdoc.StatusApproved)
 		})
@@ -185,8 +177,9 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		}
 		s.mu.Unlock()
 		ds.wake()
+		approved = len(now)
 	}
-	return map[string]any{"file": path, "scope": scope, "rule": args.Rule, "approved": len(now)}, nil
+	return map[string]any{"file": path, "scope": scope, "rule": args.Rule, "approved": approved}, nil
 }
 
 // listTools describes every tool with its schema and source, once the tool

@@ -2,13 +2,9 @@ package server
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
@@ -40,12 +36,12 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	}
 	if ds != nil {
 		v := s.decide(ds, doc, u, "")
-		info.Decision, info.Trace = decisionLine(v), v.Format()
+		info.Decision, info.Trace = v.Summary(), v.Format()
 		if status := s.sessionTimes(ds, u.ID, &info); status != "" {
 			info.Status = status
 		}
 		if problem := s.sandboxProblemFor(ds.path); problem != "" && u.Name == "bash" {
-			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); bash calls ask for approval"
+			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); this call asks, and runs unsandboxed if you approve it"
 		}
 	}
 	span := u.Span
@@ -87,58 +83,4 @@ func (s *Server) sessionTimes(ds *docState, id string, info *surface.HoverInfo) 
 		}
 	}
 	return ""
-}
-
-// decisionLine is the decision word and what made it: "deny — rule
-// `bash(rm *)` (~/work/.chatls.toml:3)", or the reason when no rule did
-// ("require_approval — no resolver approved this call").
-func decisionLine(v approval.Verdict) string {
-	line := string(v.Decision)
-	var decider *approval.Step
-	for i := range v.Steps {
-		if v.Steps[i].Decision == v.Decision {
-			decider = &v.Steps[i] // the first with the final word; any deny wins
-			break
-		}
-	}
-	switch {
-	case decider != nil && decider.Rule != "":
-		line += " — rule " + inlineCode(decider.Rule)
-		if decider.File != "" {
-			loc := homeRelative(decider.File)
-			if decider.Line > 0 {
-				loc += ":" + strconv.Itoa(decider.Line)
-			}
-			line += " (" + loc + ")"
-		}
-	case decider != nil && decider.Reason != "":
-		line += " — " + strings.Join(strings.Fields(decider.Reason), " ")
-	case v.Reason != "":
-		line += " — " + strings.Join(strings.Fields(v.Reason), " ")
-	}
-	return line
-}
-
-// inlineCode wraps s in enough backticks for Markdown.
-func inlineCode(s string) string {
-	ticks := "`"
-	for strings.Contains(s, ticks) {
-		ticks += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return ticks + s + ticks
-}
-
-// homeRelative shows a path under the home directory as ~/….
-func homeRelative(path string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || home == "/" {
-		return path
-	}
-	if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(home, "/")+"/"); ok {
-		return "~/" + rest
-	}
-	return path
 }

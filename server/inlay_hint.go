@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/tools"
 )
 
 // inlayHints shows a preview of each call inside its empty placeholder, at
@@ -34,6 +35,9 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 	// loading: the tool is not known yet but may come from a source that
 	// is still loading.
 	loading := s.toolSet.MayProvide
+	// With sandbox.enabled and bubblewrap broken, an approved bash call
+	// runs without the sandbox: each one says so.
+	unsandboxed := s.sandboxProblemFor(uriToPath(snap.uri)) != ""
 	for _, m := range cycle.MessagesIn(doc, span) {
 		for _, u := range m.ToolUses {
 			if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && loading(u.Name) {
@@ -45,7 +49,7 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 				continue
 			}
 			if !r.IsPlaceholder() {
-				if path := fullOutputPath(r.Content); path != "" {
+				if path := tools.FullOutputPath(r.Content); path != "" {
 					add(r.Fence.OpenerSpan.End, "truncated · full output: "+path, "")
 				}
 				continue
@@ -58,6 +62,9 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 				continue
 			}
 			label := s.preview(u, maxLen)
+			if u.Name == "bash" && unsandboxed {
+				label = "unsandboxed · " + label
+			}
 			if loading(u.Name) {
 				label = cycle.MsgWaitingTools
 			}
@@ -72,25 +79,4 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 		}
 	}
 	return hints, nil
-}
-
-// fullOutputPath finds the file named by a truncated result's note
-// ("[Showing lines A-B of N. Full output: PATH]"), or "".
-func fullOutputPath(content string) string {
-	const marker = ". Full output: "
-	i := strings.LastIndex(content, marker)
-	if i < 0 {
-		return ""
-	}
-	lineStart := strings.LastIndexByte(content[:i], '\n') + 1
-	rest := content[i+len(marker):]
-	end := strings.IndexByte(rest, '\n')
-	if end < 0 {
-		end = len(rest)
-	}
-	line := strings.TrimRight(rest[:end], "\r")
-	if !strings.HasPrefix(content[lineStart:], "[Showing lines ") || !strings.HasSuffix(line, "]") {
-		return ""
-	}
-	return strings.TrimSuffix(line, "]")
 }

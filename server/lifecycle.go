@@ -174,9 +174,8 @@ func (s *Server) reconcileToolSources() {
 		return
 	}
 	st := s.settings
-	st.mu.Lock()
-	cfg, owners := custom.ConfigForLayers(st.cur, st.res.Trusted)
-	st.mu.Unlock()
+	layers, res, _ := st.store.Current()
+	cfg, owners := custom.ConfigForLayers(layers, res.Trusted)
 	s.mu.Lock()
 	s.toolOwners = owners
 	s.mu.Unlock()
@@ -206,65 +205,27 @@ func (s *Server) updateBuiltins() {
 }
 
 // checkSandbox probes bubblewrap for every configuration that enables the
-// sandbox, again after each settings change. A bubblewrap binary that was
-// not in use at the last check (the sandbox was just turned on, or
-// sandbox.bwrap changed) is probed afresh, so one installed since is seen;
-// the others keep their cached answer. When it cannot run, chatls says so
-// once per distinct failure and bash calls are asked for (SPEC §5).
+// sandbox, again after each settings change, and tells the user once about
+// each problem: bash calls then ask (SPEC §5).
 func (s *Server) checkSandbox() {
-	problems := map[string]string{}
-	for _, eff := range s.settings.allEffective() {
-		if !eff.Sandbox.Enabled {
-			continue
-		}
-		if _, done := problems[eff.Sandbox.Bwrap]; done {
-			continue
-		}
-		problems[eff.Sandbox.Bwrap] = ""
-		s.mu.Lock()
-		_, inUse := s.sandboxProblems[eff.Sandbox.Bwrap]
-		s.mu.Unlock()
-		probe := tools.SandboxAvailable
-		if !inUse {
-			probe = tools.ProbeSandbox
-		}
-		if err := probe(eff.Sandbox.Bwrap); err != nil {
-			problems[eff.Sandbox.Bwrap] = err.Error()
+	var bwraps []string
+	for _, eff := range s.settings.store.All() {
+		if eff.Sandbox.Enabled {
+			bwraps = append(bwraps, eff.Sandbox.Bwrap)
 		}
 	}
-	var tell []string
-	s.mu.Lock()
-	s.sandboxProblems = problems
-	for _, p := range problems {
-		if p != "" && !s.sandboxReported[p] {
-			s.sandboxReported[p] = true
-			tell = append(tell, p)
-		}
-	}
-	s.mu.Unlock()
-	slices.Sort(tell)
-	for _, p := range tell {
-		s.showMessage(lspext.MessageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call will ask for approval")
+	for _, p := range s.sandbox.Check(bwraps) {
+		s.showMessage(lspext.MessageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call asks for approval, and the ones you approve run without the sandbox")
 	}
 }
 
-// sandboxProblem is why bubblewrap cannot run for these settings, or "" (also
-// when the sandbox is off). Settings not probed yet (a change whose
-// checkSandbox is still to come) are probed now: the answer is cached.
+// sandboxProblem is why bubblewrap cannot run for these settings, or ""
+// (also when the sandbox is off).
 func (s *Server) sandboxProblem(eff config.Effective) string {
 	if !eff.Sandbox.Enabled {
 		return ""
 	}
-	s.mu.Lock()
-	p, probed := s.sandboxProblems[eff.Sandbox.Bwrap]
-	s.mu.Unlock()
-	if probed {
-		return p
-	}
-	if err := tools.SandboxAvailable(eff.Sandbox.Bwrap); err != nil {
-		return err.Error()
-	}
-	return ""
+	return s.sandbox.Problem(eff.Sandbox.Bwrap)
 }
 
 // sandboxProblemFor is why bubblewrap cannot run although the settings of

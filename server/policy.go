@@ -32,15 +32,9 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		ID: u.ID, Tool: u.Name, Input: u.Input,
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
-	if v.Decision == approval.Approve && u.Name == "bash" {
-		if problem := s.sandboxProblemFor(ds.path); problem != "" {
-			// Never run unsandboxed under a policy that assumed a sandbox:
-			// with bubblewrap broken, every bash call asks (SPEC §5).
-			v.Steps = append(v.Steps, approval.Step{Resolver: "sandbox", Priority: 25, Decision: approval.RequireApproval,
-				Reason: "sandbox.enabled is set but bubblewrap cannot run (" + problem + "); asking instead"})
-			v.Decision, v.Reason = approval.RequireApproval, "the sandbox is unavailable"
-		}
-	}
+	// Never run unsandboxed under a policy that assumed a sandbox: with
+	// bubblewrap broken, every bash call asks (SPEC §5).
+	v = v.SandboxUnavailable(u.Name, s.sandboxProblemFor(ds.path))
 	if logSource != "" && s.decisions != nil {
 		_ = s.decisions.Write(v.LogEntry(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
@@ -70,9 +64,10 @@ func (s *Server) policyErrorVerdict(err error) approval.Verdict {
 		reason = "the configuration could not be loaded, so every call asks: " + broken.error.Error()
 	} else {
 		st := s.settings
+		_, _, gen := st.store.Current()
 		st.mu.Lock()
-		tell := st.engineErrorShown != st.generation
-		st.engineErrorShown = st.generation
+		tell := st.errorShown != gen
+		st.errorShown = gen
 		st.mu.Unlock()
 		if tell {
 			s.log.Warn("policy unavailable; asking the user", zap.Error(err))
@@ -93,39 +88,38 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	}
 	ops, fmErr := approval.FromFrontmatter(doc.Frontmatter)
 	root := s.workspaceRoot(ds.path)
-	if err := st.brokenFor(root); err != nil {
+	if err := st.store.Broken(root); err != nil {
 		return nil, brokenSourceError{err}
 	}
 	sandboxActive := s.sandboxActiveFor(ds.path)
+	layers, _, gen := st.store.Current()
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t", root, ds.path, fmKey, sandboxActive)
 	st.mu.Lock()
-	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%t", st.generation, root, ds.path, fmKey, sandboxActive)
-	if st.engines == nil {
-		st.engines = map[string]*approval.Engine{}
+	if st.engineGen != gen || len(st.engines) > 64 {
+		st.engines, st.engineGen = map[string]*approval.Engine{}, gen
 	}
-	if e := st.engines[key]; e != nil {
-		st.mu.Unlock()
+	e := st.engines[key]
+	st.mu.Unlock()
+	if e != nil {
 		return e, nil
 	}
-	src := approval.Sources{
-		User:             st.cur.User(),
-		UserFile:         st.cur.UserPath,
-		Workspace:        st.cur.Workspaces[root],
+	engine, err := newEngine(approval.Sources{
+		User:             layers.User(),
+		UserFile:         layers.UserPath,
+		Workspace:        layers.Workspaces[root],
 		WorkspaceFile:    filepath.Join(root, config.WorkspaceFile),
 		Frontmatter:      ops,
 		FrontmatterError: fmErr,
 		DocPath:          ds.path,
 		SandboxActive:    sandboxActive,
-	}
-	st.mu.Unlock()
-	engine, err := newEngine(src, s.log)
+	}, s.log)
 	if err != nil {
 		return nil, err
 	}
 	st.mu.Lock()
-	if st.engines == nil || len(st.engines) > 64 {
-		st.engines = map[string]*approval.Engine{}
+	if st.engineGen == gen {
+		st.engines[key] = engine
 	}
-	st.engines[key] = engine
 	st.mu.Unlock()
 	return engine, nil
 }
@@ -154,7 +148,7 @@ func (s *Server) applySettings() {
 // settings or tool definitions.
 func (s *Server) refreshDocuments() {
 	s.settings.mu.Lock()
-	s.settings.engines = nil
+	s.settings.engines = map[string]*approval.Engine{}
 	s.settings.mu.Unlock()
 	docs := s.openDocs()
 	for _, ds := range docs {

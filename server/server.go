@@ -71,10 +71,8 @@ type Server struct {
 	runner     *tools.Runner
 	journal    *journal.Journal
 	decisions  *approval.DecisionLog
-	// sandboxProblems maps each bubblewrap binary in use to why it cannot
-	// start ("" when it works); sandboxReported are the problems already shown.
-	sandboxProblems map[string]string
-	sandboxReported map[string]bool
+	// sandbox knows whether the bubblewrap binaries in use can start.
+	sandbox tools.SandboxState
 
 	// tasks counts running tool goroutines so shutdown can wait for them.
 	tasks sync.WaitGroup
@@ -92,18 +90,16 @@ func New(opts Options) *Server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		baseCtx: ctx,
-		stop:    cancel,
-		docs:    map[string]*docState{},
-		enc:     chatdoc.UTF16,
-		encName: lspext.EncodingUTF16,
-		cancels: map[string]context.CancelFunc{},
-		exited:  make(chan struct{}),
-
-		sandboxReported: map[string]bool{},
-		handlers:        requestHandlers(),
+		opts:     opts,
+		log:      opts.Logger,
+		baseCtx:  ctx,
+		stop:     cancel,
+		docs:     map[string]*docState{},
+		enc:      chatdoc.UTF16,
+		encName:  lspext.EncodingUTF16,
+		cancels:  map[string]context.CancelFunc{},
+		exited:   make(chan struct{}),
+		handlers: requestHandlers(),
 	}
 	s.settings = newSettingsState(s)
 	s.registry = tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -14,82 +13,49 @@ import (
 	"github.com/chatls/chatls/server/lspext"
 )
 
-// Labels of the editor layers in messages (they have no file:line), and
-// the key both share for "loaded at least once": the previous editor
-// settings, from either message, are the last good ones.
+// Labels of the editor layers in messages (they have no file:line).
 const (
 	labelInitOptions = "initializationOptions"
 	labelPulled      = "workspace/configuration"
-	keyEditor        = "editor settings"
 )
 
-// settingsState holds every configuration layer (SPEC §4): the editor's
-// settings (initializationOptions, then workspace/configuration or
-// didChangeConfiguration), the user file and each workspace's .chatls.toml,
-// reloaded live when files change. A change is validated — the policy it
-// gives must compile — before it replaces the last good layers.
+// settingsState connects the session's configuration (config.Store: every
+// layer of SPEC §4, validated before it replaces the last good one) to the
+// editor and the files: it loads and watches them, pulls the editor's
+// settings, and tells the user what was refused.
 type settingsState struct {
-	s *Server
-	// update serializes changes: decode, validate, commit.
-	update sync.Mutex
+	s     *Server
+	store *config.Store
 	// apply serializes what follows a change: tool sources, sandbox probe.
 	apply sync.Mutex
 
-	mu     sync.Mutex
-	cur    config.Layers
-	res    config.Resolution
-	loaded map[string]bool  // sources that loaded at least once
-	failed map[string]error // sources broken since the start: the policy asks for everything
-	// generation counts commits; the policy engines are cached per generation.
-	generation int
-	// engineErrorShown is the generation whose policy-build error was shown.
-	engineErrorShown int
-	sem              chan struct{}
-	watcher          *config.Watcher
-	engines          map[string]*approval.Engine
+	mu sync.Mutex
+	// engines caches the policy of each document per store generation.
+	engines    map[string]*approval.Engine
+	engineGen  int
+	errorShown int // the generation whose policy-build error was shown
+	sem        chan struct{}
+	watcher    *config.Watcher
 }
 
 func newSettingsState(s *Server) *settingsState {
-	st := &settingsState{s: s, loaded: map[string]bool{}, failed: map[string]error{}}
-	st.cur = st.cur.Clone()
-	st.mu.Lock()
-	st.recomputeLocked()
-	st.mu.Unlock()
+	validate := func(l config.Layers) error {
+		return approval.ValidateLayers(l, labelInitOptions, labelPulled, s.log)
+	}
+	st := &settingsState{s: s, store: config.NewStore(validate, approval.TrustedRoot)}
+	st.resize()
 	return st
 }
 
-// effective is the session's settings, for what is shared by every
-// document (tools.maxConcurrent, web_fetch hosts): the user layers plus,
-// with one workspace folder, its .chatls.toml (whole when trusted, else
-// only what narrows); with several folders only what each of them narrows.
-// Everything about one document comes from effectiveFor.
-func (st *settingsState) effective() config.Effective {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.res.Session()
-}
+// effective is the session's settings, for what every document shares
+// (tools.maxConcurrent, web_fetch hosts); everything about one document
+// comes from effectiveFor.
+func (st *settingsState) effective() config.Effective { return st.store.Session() }
 
 // effectiveFor is the settings of the document at path: the user layers
 // plus the .chatls.toml of its workspace root (narrowing only when untrusted).
 func (st *settingsState) effectiveFor(path string) config.Effective {
-	return st.effectiveForRoot(st.s.workspaceRoot(path))
-}
-
-// effectiveForRoot is the settings of documents under the workspace root
-// (a directory that is no workspace folder gets the user layers alone).
-// It takes only the settings lock: callers may hold Server.mu.
-func (st *settingsState) effectiveForRoot(root string) config.Effective {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.res.For(root)
-}
-
-// allEffective lists every configuration a document can have (for the
-// sandbox probe): the user layers alone and each workspace's.
-func (st *settingsState) allEffective() []config.Effective {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.res.All()
+	return st.store.For(st.s.workspaceRoot(path))
 }
 
 // defaultTimeout is tools.defaultTimeout of the document at path.
@@ -104,78 +70,72 @@ func (st *settingsState) semaphore() chan struct{} {
 	return st.sem
 }
 
-// recomputeLocked derives trust and the effective settings from cur.
-func (st *settingsState) recomputeLocked() {
-	trust := st.cur.User().Trust
-	st.res = st.cur.Resolve(func(root string) bool { return approval.TrustedRoot(trust, root) })
-	if max := st.res.Session().MaxConcurrent; st.sem == nil || cap(st.sem) != max {
-		st.sem = make(chan struct{}, max)
+func (st *settingsState) resize() {
+	n := st.store.Session().MaxConcurrent
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sem == nil || cap(st.sem) != n {
+		st.sem = make(chan struct{}, n)
 	}
-	st.generation++
-	st.engines = nil
 }
 
-// change applies one step to a copy of the layers, checks that the policy
-// still compiles and commits it. On error the last good layers stay and the
-// error is shown; the step's key names the source for "broken since the
-// start" tracking.
-func (st *settingsState) change(s step) bool {
-	st.update.Lock()
-	defer st.update.Unlock()
-	st.mu.Lock()
-	cand := st.cur.Clone()
-	st.mu.Unlock()
-	s.apply(&cand)
-	if err := approval.ValidateLayers(cand, labelInitOptions, labelPulled, st.s.log); err != nil {
-		st.reject(s.key, s.prefix, err)
+// commit validates and commits changes; a refused one is shown, and a
+// source that never loaded makes the policy ask for every call until it
+// is fixed (config.Store.Failed).
+func (st *settingsState) commit(prefix string, changes ...config.Change) bool {
+	if err := st.store.Commit(changes...); err != nil {
+		consequence := " (keeping the last good configuration)"
+		for _, c := range changes {
+			if st.store.Failed(c.Source, err) {
+				consequence = " (every tool call asks for approval until this is fixed)"
+			}
+		}
+		st.s.showMessage(lspext.MessageError, "chatls: "+prefix+err.Error()+consequence)
 		return false
 	}
-	st.mu.Lock()
-	st.cur = cand
-	st.loaded[s.key] = true
-	delete(st.failed, s.key)
-	st.recomputeLocked()
-	st.mu.Unlock()
+	st.resize()
 	st.s.updateBuiltins()
 	return true
 }
 
-// reject reports a broken source. A source that never loaded has no last
-// good version: rather than drop its deny rules, the policy asks for every
-// call until it is fixed.
-func (st *settingsState) reject(key, prefix string, err error) {
-	st.mu.Lock()
-	first := !st.loaded[key]
-	if first {
-		st.failed[key] = err
-		st.engines = nil
-		st.generation++
-	}
-	st.mu.Unlock()
+// refuse shows a source that could not be decoded and records it.
+func (st *settingsState) refuse(source, prefix string, warns []config.Warning, err error) {
+	st.warn(warns)
 	consequence := " (keeping the last good configuration)"
-	if first {
+	if st.store.Failed(source, err) {
 		consequence = " (every tool call asks for approval until this is fixed)"
 	}
 	st.s.showMessage(lspext.MessageError, "chatls: "+prefix+err.Error()+consequence)
 }
 
-// brokenFor is the error that makes the policy of a document under root
-// ask for everything, or nil.
-func (st *settingsState) brokenFor(root string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for _, key := range []string{st.cur.UserPath, keyEditor, filepath.Join(root, config.WorkspaceFile)} {
-		if err := st.failed[key]; err != nil {
-			return err
-		}
+func (st *settingsState) warn(warns []config.Warning) {
+	for _, w := range warns {
+		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
 	}
-	return nil
 }
 
-// step is one source's new settings, ready to be validated and committed.
-type step struct {
-	key, prefix string
-	apply       func(*config.Layers)
+// readFile decodes one config file into a change; a broken file (bad TOML,
+// a bad rule, a failing rule example) is refused and shown with file:line.
+func (st *settingsState) readFile(path string) (config.Change, bool) {
+	c, warns, err := st.store.FileChange(path)
+	if err != nil {
+		st.refuse(path, "", warns, err)
+		return c, false
+	}
+	st.warn(warns)
+	return c, true
+}
+
+// decodeEditor decodes one editor layer into a change; bad settings are
+// refused and shown.
+func (st *settingsState) decodeEditor(label string, data json.RawMessage) (config.Change, bool) {
+	c, warns, err := config.EditorChange(data, label == labelPulled)
+	if err != nil {
+		st.refuse(config.EditorSource, "invalid settings ("+label+"): ", warns, err)
+		return c, false
+	}
+	st.warn(warns)
+	return c, true
 }
 
 // initialLoad reads initializationOptions, the user file and the workspace
@@ -183,31 +143,31 @@ type step struct {
 // together, they are added one by one (user file, editor, workspaces) and
 // the ones that break the policy are refused and shown.
 func (st *settingsState) initialLoad(userPath string, roots []string, initOptions any) {
-	st.mu.Lock()
-	st.cur.UserPath = userPath
-	st.cur.Roots = slices.Clone(roots)
-	st.mu.Unlock()
-	var steps []step
-	if s, ok := st.readFile(userPath); ok {
-		steps = append(steps, s)
+	st.store.Start(userPath, roots)
+	var changes []config.Change
+	if c, ok := st.readFile(userPath); ok {
+		changes = append(changes, c)
 	}
 	if initOptions != nil {
 		data, _ := json.Marshal(initOptions)
-		if s, ok := st.decodeEditor(labelInitOptions, data); ok {
-			steps = append(steps, s)
+		if c, ok := st.decodeEditor(labelInitOptions, data); ok {
+			changes = append(changes, c)
 		}
 	}
 	paths := []string{userPath}
 	for _, root := range roots {
 		p := filepath.Join(root, config.WorkspaceFile)
 		paths = append(paths, p)
-		if s, ok := st.readFile(p); ok {
-			steps = append(steps, s)
+		if c, ok := st.readFile(p); ok {
+			changes = append(changes, c)
 		}
 	}
-	if !st.changeAll(steps) {
-		for _, s := range steps {
-			st.change(s)
+	if st.store.Commit(changes...) == nil {
+		st.resize()
+		st.s.updateBuiltins()
+	} else {
+		for _, c := range changes {
+			st.commit(prefixOf(c), c)
 		}
 	}
 	w, err := config.Watch(paths, func(path string) {
@@ -223,87 +183,28 @@ func (st *settingsState) initialLoad(userPath string, roots []string, initOption
 	st.mu.Unlock()
 }
 
-// changeAll commits every step at once if the result validates.
-func (st *settingsState) changeAll(steps []step) bool {
-	st.update.Lock()
-	defer st.update.Unlock()
-	st.mu.Lock()
-	cand := st.cur.Clone()
-	st.mu.Unlock()
-	for _, s := range steps {
-		s.apply(&cand)
+// prefixOf is how a refused change's source is named in the message (a
+// file's errors name it themselves).
+func prefixOf(c config.Change) string {
+	if c.Source == config.EditorSource {
+		return "invalid settings (" + labelInitOptions + "): "
 	}
-	if approval.ValidateLayers(cand, labelInitOptions, labelPulled, st.s.log) != nil {
-		return false
-	}
-	st.mu.Lock()
-	st.cur = cand
-	for _, s := range steps {
-		st.loaded[s.key] = true
-		delete(st.failed, s.key)
-	}
-	st.recomputeLocked()
-	st.mu.Unlock()
-	st.s.updateBuiltins()
-	return true
-}
-
-// readFile decodes one config file into a step; a broken file (bad TOML, a
-// bad rule, a failing rule example) is refused and shown with file:line.
-func (st *settingsState) readFile(path string) (step, bool) {
-	settings, warnings, err := config.LoadFile(path)
-	for _, w := range warnings {
-		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
-	}
-	if err != nil {
-		st.reject(path, "", err)
-		return step{}, false
-	}
-	st.mu.Lock()
-	isUser := path == st.cur.UserPath
-	st.mu.Unlock()
-	return step{key: path, apply: func(c *config.Layers) {
-		if isUser {
-			c.UserFile = settings
-		} else {
-			c.Workspaces[filepath.Dir(path)] = settings
-		}
-	}}, true
+	return ""
 }
 
 // reloadFile reloads one config file. A broken file keeps the last good
 // configuration and the error (with file:line) is shown to the user. It
 // reports whether the file loaded.
 func (st *settingsState) reloadFile(path string) bool {
-	s, ok := st.readFile(path)
-	return ok && st.change(s)
-}
-
-// decodeEditor decodes one editor layer into a step; bad settings are refused and shown.
-func (st *settingsState) decodeEditor(label string, data json.RawMessage) (step, bool) {
-	settings, warnings, err := config.DecodeJSON(data)
-	for _, w := range warnings {
-		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
-	}
-	prefix := "invalid settings (" + label + "): "
-	if err != nil {
-		st.reject(keyEditor, prefix, err)
-		return step{}, false
-	}
-	return step{key: keyEditor, prefix: prefix, apply: func(c *config.Layers) {
-		if label == labelInitOptions {
-			c.InitOptions = settings
-		} else {
-			c.Pulled = settings
-		}
-	}}, true
+	c, ok := st.readFile(path)
+	return ok && st.commit("", c)
 }
 
 // setEditor applies one editor layer; bad settings keep the previous ones
 // and are shown.
 func (st *settingsState) setEditor(label string, data json.RawMessage) bool {
-	s, ok := st.decodeEditor(label, data)
-	return ok && st.change(s)
+	c, ok := st.decodeEditor(label, data)
+	return ok && st.commit("invalid settings ("+label+"): ", c)
 }
 
 // pull asks the client for section "chatls" (workspace/configuration).
@@ -334,20 +235,4 @@ func (st *settingsState) close() {
 	if w != nil {
 		_ = w.Close()
 	}
-}
-
-// userPath is the user config file.
-func (st *settingsState) userPath() string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.cur.UserPath
-}
-
-// workspaceApplies says whether rules written to root's .chatls.toml take
-// effect: root is a workspace folder (its file is loaded and watched, also
-// once created) and trust.workspaces matches it.
-func (st *settingsState) workspaceApplies(root string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return slices.Contains(st.cur.Roots, root) && st.res.Trusted(root)
 }

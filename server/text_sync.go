@@ -72,7 +72,7 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	close(ds.changed)
 	ds.changed = make(chan struct{})
 	// Under Server.mu: the root is looked up without taking it again.
-	autopilot := s.settings.effectiveForRoot(s.workspaceRootLocked(ds.path)).Autopilot
+	autopilot := s.settings.store.For(s.workspaceRootLocked(ds.path)).Autopilot
 	wake := ds.ledger.Observe(old, next, cycle.ChangedSpan(old, next, changes, s.enc), autopilot)
 	s.mu.Unlock()
 	s.scheduleDiagnostics(ds)

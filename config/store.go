@@ -1,0 +1,196 @@
+package config
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// EditorSource names the editor's settings (initializationOptions and
+// workspace/configuration alike) as a source: the last good editor
+// settings, from either message, are the ones kept.
+const EditorSource = "editor settings"
+
+// Store keeps a session's configuration: every layer (SPEC §4), what they
+// resolve to, and which sources are broken. A change replaces the last good
+// layers only when the configuration it gives validates (the policy
+// compiles); a source that never loaded makes Broken answer, so that the
+// policy can ask for everything rather than drop its rules. Safe for
+// concurrent use.
+type Store struct {
+	validate func(Layers) error
+	trusted  func(trust Trust, root string) bool
+
+	update sync.Mutex // serializes changes: validate, commit
+	mu     sync.Mutex
+	cur    Layers
+	res    Resolution
+	loaded map[string]bool  // sources that loaded at least once
+	failed map[string]error // sources broken since the start
+	gen    int
+}
+
+// NewStore starts an empty configuration. validate checks a candidate
+// configuration; trusted says whether trust.workspaces matches a root.
+func NewStore(validate func(Layers) error, trusted func(trust Trust, root string) bool) *Store {
+	st := &Store{validate: validate, trusted: trusted, loaded: map[string]bool{}, failed: map[string]error{}}
+	st.cur = st.cur.Clone()
+	st.recompute()
+	return st
+}
+
+// Change is one source's new settings, ready to be validated and committed.
+type Change struct {
+	Source string // a file path, or EditorSource
+	apply  func(*Layers)
+}
+
+// Start sets the user file and the workspace folders, before any change.
+func (st *Store) Start(userPath string, roots []string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.cur.UserPath, st.cur.Roots = userPath, slices.Clone(roots)
+	st.recompute()
+}
+
+// FileChange reads a config file (the user file, or a workspace's
+// .chatls.toml) into a change. A missing file is empty settings.
+func (st *Store) FileChange(path string) (Change, []Warning, error) {
+	settings, warns, err := LoadFile(path)
+	if err != nil {
+		return Change{}, warns, err
+	}
+	st.mu.Lock()
+	isUser := path == st.cur.UserPath
+	st.mu.Unlock()
+	return Change{Source: path, apply: func(l *Layers) {
+		if isUser {
+			l.UserFile = settings
+		} else {
+			l.Workspaces[filepath.Dir(path)] = settings
+		}
+	}}, warns, nil
+}
+
+// EditorChange decodes the editor's settings: pulled says they answer
+// workspace/configuration (or didChangeConfiguration) rather than being
+// initializationOptions.
+func EditorChange(data json.RawMessage, pulled bool) (Change, []Warning, error) {
+	settings, warns, err := DecodeJSON(data)
+	if err != nil {
+		return Change{}, warns, err
+	}
+	return Change{Source: EditorSource, apply: func(l *Layers) {
+		if pulled {
+			l.Pulled = settings
+		} else {
+			l.InitOptions = settings
+		}
+	}}, warns, nil
+}
+
+// Commit applies the changes together if the configuration they give
+// validates, else nothing changes and the validation error comes back.
+func (st *Store) Commit(changes ...Change) error {
+	st.update.Lock()
+	defer st.update.Unlock()
+	st.mu.Lock()
+	cand := st.cur.Clone()
+	st.mu.Unlock()
+	for _, c := range changes {
+		c.apply(&cand)
+	}
+	if err := st.validate(cand); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.cur = cand
+	for _, c := range changes {
+		st.loaded[c.Source] = true
+		delete(st.failed, c.Source)
+	}
+	st.recompute()
+	return nil
+}
+
+// Failed records that source could not be loaded. A source that never
+// loaded has no last good version: it stays broken (Broken) until it loads,
+// and first says so.
+func (st *Store) Failed(source string, err error) (first bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.loaded[source] {
+		return false
+	}
+	st.failed[source] = err
+	st.gen++
+	return true
+}
+
+// Broken is the error of a source, broken since the start, that the
+// policy of documents under root depends on (the user file, the editor's
+// settings, root's .chatls.toml), or nil.
+func (st *Store) Broken(root string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, key := range []string{st.cur.UserPath, EditorSource, filepath.Join(root, WorkspaceFile)} {
+		if err := st.failed[key]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recompute derives trust and the effective settings; callers hold mu.
+func (st *Store) recompute() {
+	trust := st.cur.User().Trust
+	st.res = st.cur.Resolve(func(root string) bool { return st.trusted(trust, root) })
+	st.gen++
+}
+
+// Current is the layers and what they resolve to, with a generation that
+// changes whenever either (or a broken source) does.
+func (st *Store) Current() (Layers, Resolution, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cur, st.res, st.gen
+}
+
+// For is the settings of documents under the workspace root.
+func (st *Store) For(root string) Effective {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.res.For(root)
+}
+
+// Session is the settings every document shares (Resolution.Session).
+func (st *Store) Session() Effective {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.res.Session()
+}
+
+// All lists every configuration a document can have.
+func (st *Store) All() []Effective {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.res.All()
+}
+
+// UserPath is the user config file.
+func (st *Store) UserPath() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cur.UserPath
+}
+
+// WorkspaceApplies says whether rules written to root's .chatls.toml take
+// effect: root is a workspace folder (its file is loaded and watched, also
+// once created) and trust.workspaces matches it.
+func (st *Store) WorkspaceApplies(root string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Contains(st.cur.Roots, root) && st.res.Trusted(root)
+}
