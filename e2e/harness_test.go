@@ -69,6 +69,8 @@ type sessionOptions struct {
 	// $XDG_CONFIG_HOME/chatls/config.toml and the workspace's .chatls.toml
 	// before the server starts.
 	userConfig, workspaceConfig string
+	// env is added to the server's environment.
+	env []string
 }
 
 // userConfigPath is the user config file of the session's server.
@@ -95,6 +97,7 @@ func start(t testing.TB, o sessionOptions) *session {
 	}
 	o.RootDir = s.ws
 	env := append(os.Environ(), "XDG_STATE_HOME="+s.state, "XDG_CONFIG_HOME="+s.cfg, "TMPDIR="+filepath.Join(base))
+	env = append(env, o.env...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	s.ctx = ctx

@@ -29,7 +29,7 @@ type codeAction struct {
 func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, snap *snapshot) ([]codeAction, error) {
 	doc := snap.doc
 	span := spanOf(doc, p.Range, snap.enc)
-	ds, _, _, _ := s.current(snap.uri)
+	ds := s.docState(snap.uri)
 	actions := []codeAction{}
 	edit := func(edits []chatdoc.TextEdit) *lspext.WorkspaceEdit {
 		e := s.workspaceEdit(snap.uri, snap.version, doc, edits)

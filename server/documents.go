@@ -36,6 +36,8 @@ type docState struct {
 	cycleMu sync.Mutex
 	// kick wakes the document's cycle worker; buffered so kicks coalesce.
 	kick chan bool
+	// done is closed when the document closes.
+	done chan struct{}
 	// tokens caches semantic tokens per message; tokenID/tokenData are the
 	// last result sent, the base of the next delta (under Server.mu).
 	tokens      *surface.TokenCache
@@ -73,6 +75,7 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		runs:       map[string]*runState{},
 		writesIdle: closedChan(),
 		kick:       make(chan bool, 1),
+		done:       make(chan struct{}),
 		tokens:     surface.NewTokenCache(),
 	}
 }
@@ -115,15 +118,11 @@ func (s *Server) openDocs() []*docState {
 	return docs
 }
 
-// current returns the document's snapshot and version.
-func (s *Server) current(uri string) (*docState, *chatdoc.Document, int32, chan struct{}) {
+// docState is the state of an open document, or nil.
+func (s *Server) docState(uri string) *docState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ds := s.docs[uri]
-	if ds == nil {
-		return nil, nil, 0, nil
-	}
-	return ds, ds.snap, ds.version, ds.changed
+	return s.docs[uri]
 }
 
 // captureSnapshot finds the snapshot of the document a request names, at the

@@ -46,10 +46,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		// Pickers such as Helix's send commands without arguments.
 		return s.advanceAll(ctx)
 	}
-	ds, doc, _, _ := s.current(args.URI)
+	ds := s.docState(args.URI)
 	if ds == nil {
 		return nil, invalidParams(fmt.Errorf("%s: the document %q is not open", p.Command, args.URI))
 	}
+	doc := s.latest(ds)
 	needID := func() error {
 		if args.ID == "" {
 			return invalidParams(fmt.Errorf("%s needs an id", p.Command))
@@ -111,7 +112,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 // runOne executes or resolves one block now (chatls.run). It never bypasses
 // the gate: a pending block must be approved first.
 func (s *Server) runOne(ds *docState, id string) (any, error) {
-	_, doc, _, _ := s.current(ds.uri)
+	doc := s.latest(ds)
 	r := doc.ToolResult(id)
 	if r == nil {
 		return nil, invalidParams(fmt.Errorf("%s has no placeholder yet: run chatls.advance first", id))

@@ -19,7 +19,7 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	if u == nil {
 		return nil, nil
 	}
-	ds, _, _, _ := s.current(snap.uri)
+	ds := s.docState(snap.uri)
 	info := surface.HoverInfo{Input: u.Input, RawInput: u.RawInput, Status: "no result yet"}
 	if t, ok := s.registry.Lookup(u.Name); ok {
 		info.Tool, info.Known = t.Definition(), true

@@ -21,7 +21,7 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 	doc := snap.doc
 	span := spanOf(doc, p.Range, snap.enc)
 	inRange := func(off int) bool { return span.Start <= off && off <= span.End }
-	ds, _, _, _ := s.current(snap.uri)
+	ds := s.docState(snap.uri)
 	maxLen := s.settings.effectiveFor(uriToPath(snap.uri)).InlayHintsMaxLength
 	hints := []lspext.InlayHint{}
 	add := func(off int, label, tooltip string) {

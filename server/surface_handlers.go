@@ -20,7 +20,7 @@ type noParams struct{}
 
 func (s *Server) documentSymbols(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	return surface.DocumentSymbols(snap.doc, snap.enc, func(id string) string {
-		if ds, _, _, _ := s.current(snap.uri); ds != nil {
+		if ds := s.docState(snap.uri); ds != nil {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if run, ok := ds.ledger.Run(id); ok && run.Phase != cycle.Writing {
@@ -81,7 +81,7 @@ func (s *Server) codeLenses(ctx context.Context, _ noParams, snap *snapshot) ([]
 }
 
 func (s *Server) semanticTokensFull(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
-	ds, _, _, _ := s.current(snap.uri)
+	ds := s.docState(snap.uri)
 	if ds == nil {
 		return nil, errNotOpen()
 	}
@@ -95,7 +95,7 @@ type semanticTokensDeltaParams struct {
 }
 
 func (s *Server) semanticTokensDelta(ctx context.Context, p semanticTokensDeltaParams, snap *snapshot) (any, error) {
-	ds, _, _, _ := s.current(snap.uri)
+	ds := s.docState(snap.uri)
 	if ds == nil {
 		return nil, errNotOpen()
 	}

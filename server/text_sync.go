@@ -107,6 +107,7 @@ func (ds *docState) closeLocked() {
 	}
 	ds.closed = true
 	close(ds.kick)
+	close(ds.done)
 	if ds.diagTimer != nil {
 		ds.diagTimer.Stop()
 	}

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -9,13 +12,27 @@ import (
 	"github.com/chatls/chatls/server/lspext"
 )
 
-// Timeouts for the server's own edits. A client may refuse an edit (the user
-// typed) or never answer at all (Vim's ALE): either way the newest snapshot
-// decides whether the edit landed.
-const (
-	applyEditReplyTimeout = 5 * time.Second
-	editAttempts          = 8
+// A client may refuse an edit (the user typed), apply it without answering
+// (Vim's ALE), or answer late: the newest snapshot decides whether an edit
+// landed, and an edit is re-sent only once a snapshot shows it did not.
+var (
+	// applyEditReplyTimeout is how long a reply may take before the client
+	// counts as silent. CHATLS_APPLY_EDIT_TIMEOUT (a Go duration) shortens
+	// it for tests of silent clients.
+	applyEditReplyTimeout = durationFromEnv("CHATLS_APPLY_EDIT_TIMEOUT", 5*time.Second)
+	// Refused edits are retried whenever the document changes, and
+	// otherwise after a backoff from refusedRetryFirst to refusedRetryMax:
+	// by time, never giving up while the document is open.
+	refusedRetryFirst = 100 * time.Millisecond
+	refusedRetryMax   = time.Second
 )
+
+func durationFromEnv(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
 
 // editBuilder computes edits against a snapshot. It must be idempotent: it
 // locates its targets by tool ID and returns nothing once the work is done,
@@ -23,15 +40,25 @@ const (
 type editBuilder func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error)
 
 // editDocument applies the builder's edits with a versioned
-// workspace/applyEdit for the version the server last saw, retrying against
-// the newest version when the client refuses (SPEC §2 "Writing back"). It
-// reports whether the edits landed.
+// workspace/applyEdit for the version the server last saw (SPEC §2
+// "Writing back"), until they are in the document, the document closes or
+// the server stops. It reports whether the edits landed (false also when
+// there was nothing to do).
+//
+//   - Refused (the user typed): rebuilt on the newest version and re-sent
+//     at the next change, or after a growing backoff when the user is idle.
+//   - Applied: done once the didChange carrying it arrives (or a bound).
+//   - No answer (a silent client): the edit may have landed; it is re-sent
+//     only after a didChange shows it did not — never blindly, which would
+//     write it twice.
 func (s *Server) editDocument(ds *docState, label string, build editBuilder) bool {
 	ds.writeMu.Lock()
 	defer ds.writeMu.Unlock()
-	for attempt := 0; attempt < editAttempts; attempt++ {
-		_, doc, version, changed := s.current(ds.uri)
-		if doc == nil || s.baseCtx.Err() != nil {
+	backoff := refusedRetryFirst
+	sent := false
+	for {
+		doc, version, changed, ok := s.docForEdit(ds)
+		if !ok {
 			return false
 		}
 		edits, err := build(doc)
@@ -40,71 +67,94 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 			return false
 		}
 		if len(edits) == 0 {
-			return attempt > 0
+			return sent // done, by this or an earlier attempt
 		}
+		sent = true
 		reply := s.applyEdit(lspext.ApplyWorkspaceEditParams{Label: label, Edit: s.workspaceEdit(ds.uri, version, doc, edits)})
+		var res applyReply
 		select {
-		case res := <-reply:
-			if res.err != nil || !res.Applied {
-				// Refused or failed: wait for the user's newer version, then rebuild.
-				s.log.Debug("edit refused; retrying on the newest version", zap.String("label", label), zap.String("reason", res.FailureReason), zap.Error(res.err))
-				s.awaitChange(changed, time.Second)
-				continue
+		case res = <-reply:
+		case <-changed:
+			// The document changed before the answer: usually the didChange
+			// that carries our edit (a client like ALE may never answer),
+			// or the user typed.
+			if again, _ := build(s.latest(ds)); len(again) == 0 {
+				return true
 			}
-			// Applied: the client's didChange carries it; wait for it so the
-			// next edit is built on the new version. Done: rebuilding now
-			// would write again what the user may already have undone.
-			if !s.awaitChange(changed, applyEditReplyTimeout) {
+			// Not in the document (yet, or any more: the user may have
+			// undone it): only the answer tells which.
+			if res = <-reply; res.err == nil && res.Applied {
+				return true
+			}
+			if !errors.Is(res.err, context.DeadlineExceeded) {
+				continue // refused: rebuild on the version that is there now
+			}
+			changed = s.changeSignal(ds)
+		case <-ds.done:
+			return false
+		}
+		switch {
+		case res.err == nil && res.Applied:
+			// The client's didChange carries it; wait for it so the next
+			// edit is built on the new version.
+			if !s.awaitChange(ds, changed, applyEditReplyTimeout) {
 				s.log.Warn("the client applied an edit but sent no didChange", zap.String("label", label))
 			}
 			return true
-		case <-changed:
-			// The document changed before the reply: usually the didChange
-			// that carries our edit, answered right after; or the user typed.
-			if _, doc, _, _ := s.current(ds.uri); doc != nil {
-				if again, _ := build(doc); len(again) == 0 {
-					return true // ours is in (a client like ALE may never answer)
-				}
-			}
-			// Not in the document (yet, or any more: the user may have undone
-			// it): only the answer tells which. Rebuilding at once would write
-			// the result again over the user's undo.
-			select {
-			case res := <-reply:
-				if res.err == nil && res.Applied {
-					return true // the didChange carrying it came before the answer
-				}
-			case <-time.After(applyEditReplyTimeout):
-				s.log.Warn("no reply to workspace/applyEdit", zap.String("label", label))
-			case <-s.baseCtx.Done():
+		case errors.Is(res.err, context.DeadlineExceeded):
+			// Silent: it may have landed. Only a newer snapshot can tell.
+			s.log.Warn("no reply to workspace/applyEdit; waiting for the next change to see whether it landed", zap.String("label", label))
+			if !s.awaitChange(ds, changed, 0) {
 				return false
 			}
-			continue
-		case <-time.After(applyEditReplyTimeout):
-			s.log.Warn("no reply to workspace/applyEdit", zap.String("label", label))
-		case <-s.baseCtx.Done():
-			return false
+		default:
+			s.log.Debug("edit refused; retrying on the newest version", zap.String("label", label), zap.String("reason", res.FailureReason), zap.Error(res.err))
+			if !s.awaitChange(ds, changed, backoff) && !s.open(ds) {
+				return false
+			}
+			backoff = min(2*backoff, refusedRetryMax)
 		}
 	}
-	_, doc, _, _ := s.current(ds.uri)
-	if doc != nil {
-		if edits, _ := build(doc); len(edits) == 0 {
-			return true
-		}
-	}
-	s.log.Error("giving up on an edit after retries", zap.String("label", label))
-	return false
 }
 
-func (s *Server) awaitChange(changed chan struct{}, timeout time.Duration) bool {
+// docForEdit is the document's newest snapshot, its version and the signal
+// of its next change; ok is false once it closed or the server stops.
+func (s *Server) docForEdit(ds *docState) (*chatdoc.Document, int32, chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ds.snap, ds.version, ds.changed, !ds.closed && s.baseCtx.Err() == nil
+}
+
+// changeSignal is closed at the document's next change.
+func (s *Server) changeSignal(ds *docState) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ds.changed
+}
+
+// open says whether the document is still open and the server running.
+func (s *Server) open(ds *docState) bool {
+	_, _, _, ok := s.docForEdit(ds)
+	return ok
+}
+
+// awaitChange waits for changed to close, at most timeout (0: no bound);
+// false when the time is up, the document closed or the server stops.
+func (s *Server) awaitChange(ds *docState, changed chan struct{}, timeout time.Duration) bool {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case <-changed:
 		return true
-	case <-time.After(timeout):
-		return false
+	case <-expired:
+	case <-ds.done:
 	case <-s.baseCtx.Done():
-		return false
 	}
+	return false
 }
 
 // workspaceEdit is a versioned TextDocumentEdit for the snapshot the edits

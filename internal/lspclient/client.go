@@ -35,6 +35,13 @@ type Options struct {
 	BeforeApply func(c *Client)
 	// NeverReplyToApplyEdit applies edits but never answers (Vim's ALE).
 	NeverReplyToApplyEdit bool
+	// SilentApply applies edits to the client's copy but neither answers
+	// nor sends the didChange (Vim's ALE for seconds): Flush sends the
+	// whole text later.
+	SilentApply bool
+	// DropApplyEdit, when set, neither applies nor answers the applyEdits
+	// whose label it accepts (an edit lost on its way).
+	DropApplyEdit func(label string) bool
 	// RefuseEdit, when set, refuses every applyEdit whose label it accepts
 	// (a read-only buffer): the edit is not applied and the reply says so.
 	RefuseEdit func(label string) bool

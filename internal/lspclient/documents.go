@@ -95,6 +95,12 @@ func (c *Client) ReplaceAll(ctx context.Context, uri, text string) error {
 	})
 }
 
+// Flush sends the client's whole copy of the document as a full-text
+// didChange: what a silent client (SilentApply) does some time later.
+func (c *Client) Flush(ctx context.Context, uri string) error {
+	return c.ReplaceAll(ctx, uri, c.Doc(uri).Text)
+}
+
 func (c *Client) sendChange(ctx context.Context, uri string, version int32, changes []map[string]any) error {
 	return c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": version},

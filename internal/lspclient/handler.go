@@ -47,6 +47,16 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			_ = conn.Reply(ctx, req.ID, map[string]any{"applied": false, "failureReason": "refused by the test"})
 			return
 		}
+		if c.opts.DropApplyEdit != nil && c.opts.DropApplyEdit(p.Label) {
+			c.mu.Lock()
+			c.record(Event{Kind: "dropped", Label: p.Label})
+			c.mu.Unlock()
+			return
+		}
+		if c.opts.SilentApply {
+			h.applySilently(p)
+			return
+		}
 		applied, reason := h.apply(ctx, p)
 		if c.opts.NeverReplyToApplyEdit {
 			return
@@ -90,6 +100,24 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	default:
 		if !req.Notif {
 			_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: req.Method})
+		}
+	}
+}
+
+// applySilently applies a workspace edit to the client's copies without
+// telling the server (SilentApply).
+func (h handler) applySilently(p applyEditParams) {
+	c := h.c
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, dc := range p.Edit.DocumentChanges {
+		if d := c.docs[dc.TextDocument.URI]; d != nil && (dc.TextDocument.Version == nil || *dc.TextDocument.Version == d.Version) {
+			before := d.Text
+			if _, err := c.applyLocked(d, dc.Edits); err == nil {
+				c.record(Event{Kind: "applyEdit", URI: d.URI, Label: p.Label, Before: before, After: d.Text})
+			}
 		}
 	}
 }
