@@ -124,9 +124,13 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 
 // preview is the one-line description of a call (SPEC §3 formats).
 func (s *Server) preview(u *chatdoc.ToolUse, maxLen int) string {
-	def, ok := s.registry.Lookup(u.Name)
+	return s.previewCall(u.Name, u.Input, maxLen)
+}
+
+func (s *Server) previewCall(name string, input map[string]any, maxLen int) string {
+	def, ok := s.registry.Lookup(name)
 	if !ok {
-		return tools.Preview(tools.Definition{Name: u.Name}, u.Input, maxLen)
+		return tools.Preview(tools.Definition{Name: name}, input, maxLen)
 	}
-	return tools.Preview(def.Definition(), u.Input, maxLen)
+	return tools.Preview(def.Definition(), input, maxLen)
 }

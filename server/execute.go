@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,13 +13,10 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
-	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/tools"
 )
-
-// errUserCancelled is the cause of a run the user cancelled.
-var errUserCancelled = errors.New("cancelled by the user")
 
 // testHookBeforeRun, when set (tests only), runs right before a started
 // tool is handed to the runner: the moment a cancel used to be lost.
@@ -49,9 +45,16 @@ func (s *Server) startTool(ds *docState, id string) bool {
 	return true
 }
 
+// runTool runs one taken tool through the executor (at most once per ID)
+// and writes its result; meanwhile the ledger, hints, diagnostics and
+// $/progress show it.
 func (s *Server) runTool(ds *docState, rs *runState) {
-	announced := false
+	var progress *progressReporter
+	var announcement *announcement
+	stopTicker := func() {}
 	defer func() {
+		stopTicker()
+		announced := announcement != nil && announcement.settle()
 		rs.cancel(nil)
 		s.mu.Lock()
 		delete(ds.runs, rs.id)
@@ -65,111 +68,47 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		}
 		s.scheduleDiagnostics(ds)
 	}()
-	release, waited, err := s.acquireSlot(rs.ctx)
-	if err != nil {
-		s.cancelledBeforeStart(ds, rs)
-		return
-	}
-	defer release()
-
-	doc, l := s.view(ds)
-	source, verdict, ok := cycle.Gate(doc, l, rs.id, s.facts(ds, doc, ""))
-	if !ok {
-		if verdict.Decision == approval.Deny {
-			s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextDenied, IsError: true})
-		}
-		return
-	}
-	if rs.ctx.Err() != nil {
-		s.cancelledBeforeStart(ds, rs)
-		return
-	}
-	u := doc.ToolUse(rs.id)
-	if s.journal == nil {
-		// Without the journal "at most once, even across a crash" cannot hold.
-		s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextNoJournal, IsError: true})
-		return
-	}
-	key := ds.journalKey()
-	if err := s.journal.Start(key, rs.id); errors.Is(err, journal.ErrStarted) {
-		s.log.Warn("refusing to run a tool twice", zap.String("id", rs.id), zap.Error(err))
-		return
-	} else if err != nil {
-		// The start is not on disk: running now could run it twice after a crash.
-		s.log.Error("execution journal write failed; not running the tool", zap.String("id", rs.id), zap.Error(err))
-		s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextNoJournal, IsError: true})
-		return
-	}
-	s.mu.Lock()
-	ds.ledger.Started(rs.id, u.Name, time.Now(), waited)
-	s.mu.Unlock()
-	progress := s.newProgress(rs, u)
-	announcement := s.announceLater(ds, progress)
-	defer func() { announced = announcement.settle() }()
-	stopTicker := s.tickWhileRunning()
-	defer stopTicker()
-
-	env := s.toolEnv(ds)
-	env.Progress = func(p tools.Progress) {
-		s.mu.Lock()
-		rs.last = p.LastLine
-		s.mu.Unlock()
-		progress.report(p)
+	job := execution.Job{
+		Document: ds.journalKey(), URI: ds.uri, ID: rs.id,
+		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
+			doc, l := s.view(ds)
+			by, v, ok := cycle.Gate(doc, l, rs.id, s.facts(ds, doc, ""))
+			u := doc.ToolUse(rs.id)
+			if !ok || u == nil {
+				return tools.Call{}, "", "", v, false
+			}
+			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input}, cycle.InputHash(u), by, v, true
+		},
+		Env: func() tools.Env {
+			env := s.toolEnv(ds)
+			env.Progress = func(p tools.Progress) {
+				s.mu.Lock()
+				rs.last = p.LastLine
+				s.mu.Unlock()
+				progress.report(p)
+			}
+			return env
+		},
+		Started: func(call tools.Call, waited bool) {
+			s.mu.Lock()
+			ds.ledger.Started(rs.id, call.Name, time.Now(), waited)
+			s.mu.Unlock()
+			progress = s.newProgress(rs, call)
+			announcement = s.announceLater(ds, progress)
+			stopTicker = s.tickWhileRunning()
+		},
 	}
 	if testHookBeforeRun != nil {
-		testHookBeforeRun(rs.id)
+		job.BeforeRun = func() { testHookBeforeRun(rs.id) }
 	}
-	started := time.Now()
-	var res tools.Result
-	// A cancel that came before the runner knew the call is in rs.ctx: the
-	// tool does not start (and rs.ctx stops it if the cancel comes now).
-	if rs.ctx.Err() == nil {
-		res = s.runner.Run(rs.ctx, tools.Call{ID: rs.id, Name: u.Name, Input: u.Input}, env)
+	out := s.executor.Run(s.baseCtx, rs.ctx, job)
+	if announcement != nil {
+		announcement.settle() // "end" must follow "begin" if the announcement went out
+		progress.end(out.Result)
 	}
-	ended := time.Now()
-	announcement.settle() // "end" must follow "begin" if the announcement went out
-	if s.baseCtx.Err() != nil {
-		// Shutting down: the journal entry stays unfinished, so a restarted
-		// chatls writes StoppedText instead of running the tool again.
-		progress.end(res)
-		s.logRun(ds, u, verdict, source, started, ended, res, true)
-		return
+	if out.Write {
+		s.writeResult(ds, rs.id, out.Result)
 	}
-	if errors.Is(context.Cause(rs.ctx), errUserCancelled) {
-		res = tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
-			Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}
-	}
-	progress.end(res)
-	if res.Cancelled {
-		res.Text = cycle.TextCancelled
-		res.IsError = true
-	}
-	if res.Text == "" {
-		res.Text = cycle.TextNoOutput
-	}
-	// Recorded before the document edit: if the edit never lands (or the
-	// document is reopened from an older copy), the recorded result is
-	// written instead of running the tool again.
-	if err := s.journal.Finish(key, rs.id, res.Text, res.IsError); err != nil {
-		s.log.Warn("execution journal write failed", zap.String("id", rs.id), zap.Error(err))
-	}
-	s.logRun(ds, u, verdict, source, started, ended, res, false)
-	s.writeResult(ds, rs.id, res)
-}
-
-// cancelledBeforeStart writes the cancelled result for a tool the user
-// cancelled while it waited for a slot or before it started; the journal
-// records it first, so the approved block never runs later.
-func (s *Server) cancelledBeforeStart(ds *docState, rs *runState) {
-	if !errors.Is(context.Cause(rs.ctx), errUserCancelled) || s.baseCtx.Err() != nil {
-		return // shutting down: the block stays as it is
-	}
-	if s.journal != nil {
-		if err := s.journal.Resolve(ds.journalKey(), rs.id, cycle.TextCancelled); err != nil {
-			s.log.Warn("execution journal write failed", zap.String("id", rs.id), zap.Error(err))
-		}
-	}
-	s.writeResult(ds, rs.id, tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true})
 }
 
 // writeResult replaces the tool's placeholder with its result, located by ID
@@ -220,23 +159,6 @@ func (s *Server) keepOutput(ds *docState, id string, res tools.Result) string {
 	return fmt.Sprintf(cycle.TextOutputSaved, path)
 }
 
-// acquireSlot bounds parallel executions by tools.maxConcurrent; waited
-// says whether the call had to queue for a slot.
-func (s *Server) acquireSlot(ctx context.Context) (release func(), waited bool, err error) {
-	sem := s.settings.semaphore()
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, false, nil
-	default:
-	}
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, true, nil
-	case <-ctx.Done():
-		return nil, true, ctx.Err()
-	}
-}
-
 // toolEnv is where a document's tools run, with the document's settings.
 // sandbox.enabled makes write/edit refuse paths outside the writable set
 // (SPEC §5) whether or not bubblewrap works; bash runs inside bubblewrap
@@ -265,30 +187,6 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 	}
 }
 
-// logRun writes an execution to the decision log (SPEC §4): the call, why
-// it ran (the policy's rule or the user's approval edit, with the policy's
-// trace), start, end, exit status, truncation and how it ended. A run cut
-// short by the server shutting down is logged as interrupted.
-func (s *Server) logRun(ds *docState, u *chatdoc.ToolUse, v approval.Verdict, source string, start, end time.Time, res tools.Result, interrupted bool) {
-	if s.decisions == nil {
-		return
-	}
-	entry := approval.LogEntry{
-		Time: end, Document: ds.uri, ToolID: u.ID, Tool: u.Name, InputHash: cycle.InputHash(u),
-		Decision: string(approval.Approve), Source: source, Start: &start, End: &end,
-		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: source,
-		TimedOut: res.TimedOut, Outcome: res.Outcome(interrupted),
-	}
-	if source == cycle.ByUserEdit {
-		// The policy did not approve it (its verdict and trace say what it
-		// answered); the user did.
-		entry.Reason = "approved by the user's edit of the placeholder in this session"
-	}
-	if err := s.decisions.Write(v.LogEntry(entry)); err != nil {
-		s.log.Warn("decision log write failed", zap.Error(err))
-	}
-}
-
 // cancelTool stops a tool of the document (chatls.cancel, progress
 // cancel), whether it is queued for a slot, about to start or running. It
 // reports whether there was one to stop.
@@ -299,7 +197,7 @@ func (s *Server) cancelTool(ds *docState, id string) bool {
 	if rs == nil {
 		return false
 	}
-	rs.cancel(errUserCancelled)
+	rs.cancel(execution.ErrCancelled)
 	return true
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
@@ -144,6 +145,7 @@ func (s *Server) openState() {
 	} else {
 		s.decisions = log
 	}
+	s.executor = &execution.Executor{Journal: s.journal, Decisions: s.decisions, Runner: s.runner, Slots: s.settings.semaphore, Log: s.log}
 }
 
 // startToolSources starts plugin and MCP sources from the trusted settings;

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -69,11 +69,11 @@ func (a *announcement) settle() bool {
 }
 
 // newProgress prepares the progress of one run; nil s means "none".
-func (s *Server) newProgress(rs *runState, u *chatdoc.ToolUse) *progressReporter {
+func (s *Server) newProgress(rs *runState, call tools.Call) *progressReporter {
 	if !s.features().workDoneProgress {
 		return &progressReporter{}
 	}
-	return &progressReporter{s: s, rs: rs, title: s.preview(u, 60),
+	return &progressReporter{s: s, rs: rs, title: s.previewCall(call.Name, call.Input, 60),
 		token: fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))}
 }
 
@@ -180,7 +180,7 @@ func (s *Server) progressCancelled(raw *json.RawMessage) {
 	}
 	s.mu.Unlock()
 	if found != nil {
-		found.cancel(errUserCancelled)
+		found.cancel(execution.ErrCancelled)
 	}
 }
 

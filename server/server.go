@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
@@ -69,6 +70,7 @@ type Server struct {
 	toolSet    *custom.Set
 	toolOwners map[string]string
 	runner     *tools.Runner
+	executor   *execution.Executor
 	journal    *journal.Journal
 	decisions  *approval.DecisionLog
 	// sandbox knows whether the bubblewrap binaries in use can start.

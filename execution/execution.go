@@ -1,0 +1,184 @@
+// Package execution runs approved tool calls at most once per ID (SPEC §2
+// "Execution invariants"): it waits for a free slot, checks the gate again
+// on the newest state, records the start in the journal (synced) before
+// the tool runs and its result after, and logs the run in the decision
+// log. It knows nothing of the editor: the server takes calls to run,
+// shows progress and writes the results back.
+package execution
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/tools"
+)
+
+// ErrCancelled is the cause of a run the user cancelled (chatls.cancel, the
+// progress UI): its result is cycle.TextCancelled.
+var ErrCancelled = errors.New("cancelled by the user")
+
+// Executor runs calls. Journal nil means no call may run: without it
+// "at most once, even across a crash" cannot hold.
+type Executor struct {
+	Journal   *journal.Journal
+	Decisions *approval.DecisionLog // may be nil
+	Runner    *tools.Runner
+	// Slots bounds parallel runs (tools.maxConcurrent); asked per run
+	// because its size follows the settings.
+	Slots func() chan struct{}
+	Log   *zap.Logger
+}
+
+// Job is one call taken to run.
+type Job struct {
+	Document string // the journal's name of the document (its path)
+	URI      string // the decision log's
+	ID       string
+	// Gate is cycle.Gate on the newest snapshot, asked once a slot is
+	// free: by why it may run, or the verdict when it may not. It returns
+	// the call as it is then.
+	Gate func() (call tools.Call, inputHash, by string, v approval.Verdict, ok bool)
+	// Env is where the call runs (asked at start: settings may change
+	// while it waits).
+	Env func() tools.Env
+	// Started is told when the tool really starts (journal start on disk),
+	// waited saying whether it queued for a slot.
+	Started func(call tools.Call, waited bool)
+	// BeforeRun, when set (tests), runs right before the runner gets the call.
+	BeforeRun func()
+}
+
+// Outcome is what a run leaves to write.
+type Outcome struct {
+	Result tools.Result
+	// Write says Result goes into the document; false when nothing may be
+	// written (the gate refused without a deny, shutting down, a start
+	// already in the journal).
+	Write bool
+	// Ran says the tool really started (its progress began).
+	Ran bool
+}
+
+// Run runs the job under ctx — cancel it with ErrCancelled as the cause
+// for the user's cancel; base is the session's context (its end means
+// chatls shuts down, and the journal entry stays unfinished so a restarted
+// chatls reports the run instead of repeating it).
+func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
+	release, waited, err := e.slot(ctx)
+	if err != nil {
+		return e.cancelledBeforeStart(base, ctx, j)
+	}
+	defer release()
+	call, hash, by, verdict, ok := j.Gate()
+	switch {
+	case !ok && verdict.Decision == approval.Deny:
+		return Outcome{Result: tools.Result{Text: cycle.TextDenied, IsError: true}, Write: true}
+	case !ok:
+		return Outcome{}
+	case ctx.Err() != nil:
+		return e.cancelledBeforeStart(base, ctx, j)
+	case e.Journal == nil:
+		return Outcome{Result: tools.Result{Text: cycle.TextNoJournal, IsError: true}, Write: true}
+	}
+	if err := e.Journal.Start(j.Document, j.ID); errors.Is(err, journal.ErrStarted) {
+		e.Log.Warn("refusing to run a tool twice", zap.String("id", j.ID), zap.Error(err))
+		return Outcome{}
+	} else if err != nil {
+		// The start is not on disk: running now could run it twice after a crash.
+		e.Log.Error("execution journal write failed; not running the tool", zap.String("id", j.ID), zap.Error(err))
+		return Outcome{Result: tools.Result{Text: cycle.TextNoJournal, IsError: true}, Write: true}
+	}
+	j.Started(call, waited)
+	if j.BeforeRun != nil {
+		j.BeforeRun()
+	}
+	started := time.Now()
+	var res tools.Result
+	// A cancel that came before the runner knew the call is in ctx: the
+	// tool does not start (and ctx stops it if the cancel comes now).
+	if ctx.Err() == nil {
+		res = e.Runner.Run(ctx, call, j.Env())
+	}
+	ended := time.Now()
+	if base.Err() != nil {
+		e.logRun(j, call, hash, verdict, by, started, ended, res, true)
+		return Outcome{Result: res, Ran: true}
+	}
+	if errors.Is(context.Cause(ctx), ErrCancelled) || res.Cancelled {
+		res = tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
+			Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}
+	}
+	if res.Text == "" {
+		res.Text = cycle.TextNoOutput
+	}
+	// Recorded before the document edit: if the edit never lands (or the
+	// document is reopened from an older copy), the recorded result is
+	// written instead of running the tool again.
+	if err := e.Journal.Finish(j.Document, j.ID, res.Text, res.IsError); err != nil {
+		e.Log.Warn("execution journal write failed", zap.String("id", j.ID), zap.Error(err))
+	}
+	e.logRun(j, call, hash, verdict, by, started, ended, res, false)
+	return Outcome{Result: res, Write: true, Ran: true}
+}
+
+// cancelledBeforeStart is the result of a call the user cancelled while it
+// waited for a slot or before it started; the journal records it first, so
+// the approved block never runs later.
+func (e *Executor) cancelledBeforeStart(base, ctx context.Context, j Job) Outcome {
+	if !errors.Is(context.Cause(ctx), ErrCancelled) || base.Err() != nil {
+		return Outcome{} // shutting down: the block stays as it is
+	}
+	if e.Journal != nil {
+		if err := e.Journal.Resolve(j.Document, j.ID, cycle.TextCancelled); err != nil {
+			e.Log.Warn("execution journal write failed", zap.String("id", j.ID), zap.Error(err))
+		}
+	}
+	return Outcome{Result: tools.Result{Text: cycle.TextCancelled, IsError: true, Cancelled: true}, Write: true}
+}
+
+// slot bounds parallel executions by tools.maxConcurrent; waited says
+// whether the call had to queue for a slot.
+func (e *Executor) slot(ctx context.Context) (release func(), waited bool, err error) {
+	sem := e.Slots()
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, false, nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, true, nil
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+}
+
+// logRun writes an execution to the decision log (SPEC §4): the call, why
+// it ran (the policy's rule or the user's approval edit, with the policy's
+// trace), start, end, exit status, truncation and how it ended. A run cut
+// short by chatls shutting down is logged as interrupted.
+func (e *Executor) logRun(j Job, call tools.Call, hash string, v approval.Verdict, by string, start, end time.Time, res tools.Result, interrupted bool) {
+	if e.Decisions == nil {
+		return
+	}
+	entry := approval.LogEntry{
+		Time: end, Document: j.URI, ToolID: j.ID, Tool: call.Name, InputHash: hash,
+		Decision: string(approval.Approve), Source: by, Start: &start, End: &end,
+		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: by,
+		TimedOut: res.TimedOut, Outcome: res.Outcome(interrupted),
+	}
+	if by == cycle.ByUserEdit {
+		// The policy did not approve it (its verdict and trace say what it
+		// answered); the user did.
+		entry.Reason = "approved by the user's edit of the placeholder in this session"
+	}
+	if err := e.Decisions.Write(v.LogEntry(entry)); err != nil {
+		e.Log.Warn("decision log write failed", zap.Error(err))
+	}
+}
