@@ -136,3 +136,26 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+func TestRootFor(t *testing.T) {
+	roots := []string{"/w", "/w/inner", "/other"}
+	for path, want := range map[string]string{
+		"/w/a.chat":         "/w",
+		"/w/inner/b/c.chat": "/w/inner",
+		"/wx/d.chat":        "/wx", // a sibling with a common prefix is not inside /w
+		"/elsewhere/e.chat": "/elsewhere",
+		"":                  "/w",
+		"/other":            "/other",
+		"/w/inner.chat":     "/w",
+		"/w/inner/f.chat":   "/w/inner",
+		"/other/sub/g.chat": "/other",
+		"/no-roots/h.chat":  "/no-roots",
+	} {
+		if got := RootFor(roots, path); got != want {
+			t.Errorf("RootFor(%q) = %q, want %q", path, got, want)
+		}
+	}
+	if got := RootFor(nil, ""); got != "." {
+		t.Errorf("no roots, no path: %q", got)
+	}
+}

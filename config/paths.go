@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WorkspaceFile is the workspace configuration file at the workspace root.
@@ -29,4 +30,27 @@ func xdgDir(env, fallback string) string {
 		home = os.TempDir()
 	}
 	return filepath.Join(home, fallback)
+}
+
+// RootFor is the workspace root of the document at path: the innermost
+// workspace folder holding it, else its directory (SPEC §4). A document
+// without a path (an unsaved buffer) belongs to the first folder.
+func RootFor(roots []string, path string) string {
+	best := ""
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
+			if len(r) > len(best) {
+				best = r
+			}
+		}
+	}
+	switch {
+	case best != "":
+		return best
+	case path != "":
+		return filepath.Dir(path)
+	case len(roots) > 0:
+		return roots[0]
+	}
+	return "."
 }

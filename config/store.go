@@ -21,6 +21,12 @@ const EditorSource = "editor settings"
 type Store struct {
 	validate func(Layers) error
 	trusted  func(trust Trust, root string) bool
+	// Tell shows the user a problem with a source (isError) or a warning
+	// such as an unknown key; OnCommit runs after each committed change.
+	// Set them before the first change.
+	Tell     func(isError bool, msg string)
+	OnCommit func()
+	watcher  *Watcher
 
 	update sync.Mutex // serializes changes: validate, commit
 	mu     sync.Mutex
@@ -43,6 +49,7 @@ func NewStore(validate func(Layers) error, trusted func(trust Trust, root string
 // Change is one source's new settings, ready to be validated and committed.
 type Change struct {
 	Source string // a file path, or EditorSource
+	prefix string // names the source in messages (a file's errors name it themselves)
 	apply  func(*Layers)
 }
 
@@ -81,7 +88,11 @@ func EditorChange(data json.RawMessage, pulled bool) (Change, []Warning, error) 
 	if err != nil {
 		return Change{}, warns, err
 	}
-	return Change{Source: EditorSource, apply: func(l *Layers) {
+	label := LabelInitOptions
+	if pulled {
+		label = LabelPulled
+	}
+	return Change{Source: EditorSource, prefix: "invalid settings (" + label + "): ", apply: func(l *Layers) {
 		if pulled {
 			l.Pulled = settings
 		} else {
@@ -193,4 +204,149 @@ func (st *Store) WorkspaceApplies(root string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return slices.Contains(st.cur.Roots, root) && st.res.Trusted(root)
+}
+
+// Labels of the editor layers in messages (they have no file:line).
+const (
+	LabelInitOptions = "initializationOptions"
+	LabelPulled      = "workspace/configuration"
+)
+
+// Load reads the user file, the editor's initializationOptions and the
+// workspace files, validates them together and commits them. If they
+// don't fit together, they are added one by one (user file, editor,
+// workspaces) and the ones that break the policy are refused and shown.
+// Then the files are watched: onFile runs after each reload.
+func (st *Store) Load(userPath string, roots []string, initOptions json.RawMessage, onFile func()) error {
+	st.Start(userPath, roots)
+	var changes []Change
+	if c, ok := st.readFile(userPath); ok {
+		changes = append(changes, c)
+	}
+	if initOptions != nil {
+		if c, ok := st.decodeEditor(initOptions, false); ok {
+			changes = append(changes, c)
+		}
+	}
+	paths := []string{userPath}
+	for _, root := range roots {
+		p := filepath.Join(root, WorkspaceFile)
+		paths = append(paths, p)
+		if c, ok := st.readFile(p); ok {
+			changes = append(changes, c)
+		}
+	}
+	if st.Commit(changes...) == nil {
+		st.committed()
+	} else {
+		for _, c := range changes {
+			st.commit(c)
+		}
+	}
+	w, err := Watch(paths, func(path string) {
+		st.ReloadFile(path)
+		onFile()
+	})
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	st.watcher = w
+	st.mu.Unlock()
+	return nil
+}
+
+// ReloadFile reloads one config file. A broken file keeps the last good
+// configuration and the error (with file:line) is shown. It reports
+// whether the file loaded.
+func (st *Store) ReloadFile(path string) bool {
+	c, ok := st.readFile(path)
+	return ok && st.commit(c)
+}
+
+// SetEditor applies the editor's settings (pulled: workspace/configuration
+// or didChangeConfiguration, else initializationOptions); bad settings keep
+// the previous ones and are shown.
+func (st *Store) SetEditor(data json.RawMessage, pulled bool) bool {
+	c, ok := st.decodeEditor(data, pulled)
+	return ok && st.commit(c)
+}
+
+// Close stops watching the files.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	w := st.watcher
+	st.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	return w.Close()
+}
+
+// commit validates and commits a change; a refused one is shown, and a
+// source that never loaded keeps the policy asking for every call until it
+// is fixed (Failed).
+func (st *Store) commit(c Change) bool {
+	if err := st.Commit(c); err != nil {
+		st.refuse(c.Source, c.prefix, nil, err)
+		return false
+	}
+	st.committed()
+	return true
+}
+
+func (st *Store) committed() {
+	if st.OnCommit != nil {
+		st.OnCommit()
+	}
+}
+
+// refuse shows a source that could not be used and records it.
+func (st *Store) refuse(source, prefix string, warns []Warning, err error) {
+	st.warn(warns)
+	consequence := " (keeping the last good configuration)"
+	if st.Failed(source, err) {
+		consequence = " (every tool call asks for approval until this is fixed)"
+	}
+	st.tell(true, "chatls: "+prefix+err.Error()+consequence)
+}
+
+func (st *Store) warn(warns []Warning) {
+	for _, w := range warns {
+		st.tell(false, "chatls: "+w.String())
+	}
+}
+
+func (st *Store) tell(isError bool, msg string) {
+	if st.Tell != nil {
+		st.Tell(isError, msg)
+	}
+}
+
+// readFile decodes one config file into a change; a broken file (bad TOML,
+// a bad rule, a failing rule example) is refused and shown with file:line.
+func (st *Store) readFile(path string) (Change, bool) {
+	c, warns, err := st.FileChange(path)
+	if err != nil {
+		st.refuse(path, "", warns, err)
+		return c, false
+	}
+	st.warn(warns)
+	return c, true
+}
+
+// decodeEditor decodes the editor's settings into a change; bad settings
+// are refused and shown.
+func (st *Store) decodeEditor(data json.RawMessage, pulled bool) (Change, bool) {
+	c, warns, err := EditorChange(data, pulled)
+	if err != nil {
+		label := LabelInitOptions
+		if pulled {
+			label = LabelPulled
+		}
+		st.refuse(EditorSource, "invalid settings ("+label+"): ", warns, err)
+		return c, false
+	}
+	st.warn(warns)
+	return c, true
 }

@@ -28,11 +28,6 @@ type Resolution struct {
 	Run     []string
 }
 
-// Empty says whether the pass has nothing to do.
-func (r Resolution) Empty() bool {
-	return len(r.Results) == 0 && len(r.Resets) == 0 && len(r.Run) == 0
-}
-
 // Resolve plans phase 2 for the placeholders a pass may touch — all of them
 // with mode.Force, else those of this session — or only the block of
 // `only`: denied, rejected and aborted blocks get their fixed texts; blocks
@@ -170,4 +165,16 @@ func StatusEdits(doc *chatdoc.Document, ids map[string]bool, from, to chatdoc.St
 		edits = append(edits, e...)
 	}
 	return edits, nil
+}
+
+// FinishedText is what replaces the placeholder r of a tool that finished
+// with result text (an error when isError): the result — or, when the user
+// wrote into the block while the tool ran (content-overwrite protection,
+// SPEC §2), their text, a blank line and note (where the output went),
+// flagged as an error only when they rejected the call.
+func FinishedText(r *chatdoc.ToolResult, text string, isError bool, note func() string) (string, bool) {
+	if strings.TrimSpace(r.Content) == "" {
+		return text, isError
+	}
+	return strings.TrimRight(r.Content, "\r\n") + "\n\n" + note(), r.Status == chatdoc.StatusRejected
 }

@@ -38,12 +38,8 @@ type docState struct {
 	kick chan bool
 	// done is closed when the document closes.
 	done chan struct{}
-	// tokens caches semantic tokens per message; tokenID/tokenData are the
-	// last result sent, the base of the next delta (under Server.mu).
-	tokens      *surface.TokenCache
-	tokenSerial int
-	tokenID     string
-	tokenData   []uint32
+	// tokens answers semantic-token requests, with deltas against the last.
+	tokens *surface.TokenResults
 	// diagDoc/diagList cache the diagnostics of one snapshot (under Server.mu).
 	diagDoc  *chatdoc.Document
 	diagList []chatdoc.Diagnostic
@@ -55,9 +51,7 @@ type docState struct {
 // runState is the server's side of one run the ledger tracks: how to
 // cancel it and what its progress shows.
 type runState struct {
-	id    string
-	token string // work-done progress token, "" when the client has no progress UI
-	last  string // last output line
+	id string
 	// ctx is the run's own context: cancel stops it whether it is still
 	// queued, about to start or running (chatls.cancel, progress cancel).
 	ctx    context.Context
@@ -76,7 +70,7 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		writesIdle: closedChan(),
 		kick:       make(chan bool, 1),
 		done:       make(chan struct{}),
-		tokens:     surface.NewTokenCache(),
+		tokens:     surface.NewTokenResults(),
 	}
 }
 

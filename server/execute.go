@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,6 +14,7 @@ import (
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/server/workdone"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -49,12 +49,12 @@ func (s *Server) startTool(ds *docState, id string) bool {
 // and writes its result; meanwhile the ledger, hints, diagnostics and
 // $/progress show it.
 func (s *Server) runTool(ds *docState, rs *runState) {
-	var progress *progressReporter
-	var announcement *announcement
+	var progress *runProgress
+	var announcement *workdone.Delayed
 	stopTicker := func() {}
 	defer func() {
 		stopTicker()
-		announced := announcement != nil && announcement.settle()
+		announced := announcement != nil && announcement.Settle()
 		rs.cancel(nil)
 		s.mu.Lock()
 		delete(ds.runs, rs.id)
@@ -81,19 +81,14 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
-			env.Progress = func(p tools.Progress) {
-				s.mu.Lock()
-				rs.last = p.LastLine
-				s.mu.Unlock()
-				progress.report(p)
-			}
+			env.Progress = func(p tools.Progress) { progress.report(p, s.refreshHints) }
 			return env
 		},
 		Started: func(call tools.Call, waited bool) {
 			s.mu.Lock()
 			ds.ledger.Started(rs.id, call.Name, time.Now(), waited)
 			s.mu.Unlock()
-			progress = s.newProgress(rs, call)
+			progress = s.newRunProgress(rs, call)
 			announcement = s.announceLater(ds, progress)
 			stopTicker = s.tickWhileRunning()
 		},
@@ -103,7 +98,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	}
 	out := s.executor.Run(s.baseCtx, rs.ctx, job)
 	if announcement != nil {
-		announcement.settle() // "end" must follow "begin" if the announcement went out
+		announcement.Settle() // "end" must follow "begin" if the announcement went out
 		progress.end(out.Result)
 	}
 	if out.Write {
@@ -132,21 +127,21 @@ func (s *Server) writeResult(ds *docState, id string, res tools.Result) {
 	s.editDocument(ds, "chatls: tool result", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 		r := doc.ToolResult(id)
 		if r == nil || !r.IsPlaceholder() {
-			return nil, nil
+			return nil, nil // resolved meanwhile: never written twice
 		}
-		if strings.TrimSpace(r.Content) == "" {
-			return chatdoc.ReplaceWithResult(doc, id, res.Text, res.IsError)
-		}
-		if note == "" {
-			note = s.keepOutput(ds, id, res)
-		}
-		return chatdoc.ReplaceWithResult(doc, id, strings.TrimRight(r.Content, "\r\n")+"\n\n"+note, r.Status == chatdoc.StatusRejected)
+		text, isError := cycle.FinishedText(r, res.Text, res.IsError, func() string {
+			if note == "" {
+				note = s.keepOutput(id, res)
+			}
+			return note
+		})
+		return chatdoc.ReplaceWithResult(doc, id, text, isError)
 	})
 }
 
 // keepOutput saves the output of a tool whose block the user wrote into and
 // returns the note that goes after their text.
-func (s *Server) keepOutput(ds *docState, id string, res tools.Result) string {
+func (s *Server) keepOutput(id string, res tools.Result) string {
 	path := res.FullOutputPath
 	if !res.Truncated || path == "" {
 		var err error

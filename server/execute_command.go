@@ -32,6 +32,42 @@ type executeCommandParams struct {
 	Arguments []json.RawMessage `json:"arguments"`
 }
 
+// commandCall is one command on an open document, with its arguments.
+type commandCall struct {
+	name string
+	ds   *docState
+	doc  *chatdoc.Document // the newest snapshot when the command came
+	args commandArgs
+}
+
+// command is the implementation of one chatls command; needsID ones get an
+// existing tool use's ID checked first.
+type command struct {
+	needsID bool
+	run     func(s *Server, ctx context.Context, c commandCall) (any, error)
+}
+
+// commands are the chatls commands on a document (SPEC §3); chatls.listTools
+// and chatls.advance without a document are executeCommand's own.
+func commands() map[string]command {
+	return map[string]command{
+		"chatls.advance": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			report := s.step(ctx, c.ds, true)
+			return report, ctx.Err()
+		}},
+		"chatls.run": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			return s.runOne(c.ds, c.args.ID)
+		}},
+		"chatls.cancel": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			return map[string]any{"cancelled": s.cancelTool(c.ds, c.args.ID)}, nil
+		}},
+		"chatls.explain":     {needsID: true, run: (*Server).explain},
+		"chatls.approve":     {needsID: true, run: (*Server).setStatusCommand},
+		"chatls.reject":      {needsID: true, run: (*Server).setStatusCommand},
+		"chatls.alwaysAllow": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) { return s.alwaysAllow(c.ds, c.args) }},
+	}
+}
+
 func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
 	var args commandArgs
 	if len(p.Arguments) > 0 {
@@ -39,74 +75,52 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			return nil, invalidParams(fmt.Errorf("%s takes one argument object: %v", p.Command, err))
 		}
 	}
-	if p.Command == "chatls.listTools" {
+	switch {
+	case p.Command == "chatls.listTools":
 		return s.listTools(ctx, args.URI)
-	}
-	if p.Command == "chatls.advance" && args.URI == "" {
+	case p.Command == "chatls.advance" && args.URI == "":
 		// Pickers such as Helix's send commands without arguments.
 		return s.advanceAll(ctx)
+	}
+	cmd, ok := s.commands[p.Command]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "unknown command: " + p.Command}
 	}
 	ds := s.docState(args.URI)
 	if ds == nil {
 		return nil, invalidParams(fmt.Errorf("%s: the document %q is not open", p.Command, args.URI))
 	}
-	doc := s.latest(ds)
-	needID := func() error {
-		if args.ID == "" {
-			return invalidParams(fmt.Errorf("%s needs an id", p.Command))
-		}
-		if doc.ToolUse(args.ID) == nil {
-			return invalidParams(fmt.Errorf("%s: no tool use with id %q in the document", p.Command, args.ID))
-		}
-		return nil
+	c := commandCall{name: p.Command, ds: ds, doc: s.latest(ds), args: args}
+	if cmd.needsID && args.ID == "" {
+		return nil, invalidParams(fmt.Errorf("%s needs an id", p.Command))
 	}
-	switch p.Command {
-	case "chatls.advance":
-		report := s.step(ctx, ds, true)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return report, nil
-	case "chatls.run":
-		if err := needID(); err != nil {
-			return nil, err
-		}
-		return s.runOne(ds, args.ID)
-	case "chatls.cancel":
-		if err := needID(); err != nil {
-			return nil, err
-		}
-		return map[string]any{"cancelled": s.cancelTool(ds, args.ID)}, nil
-	case "chatls.explain":
-		if err := needID(); err != nil {
-			return nil, err
-		}
-		u := doc.ToolUse(args.ID)
-		v := s.decide(ds, doc, u, "")
-		// Clients without a plugin drop the command's result: show it too.
-		s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
-		return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps}, nil
-	case "chatls.approve", "chatls.reject":
-		if err := needID(); err != nil {
-			return nil, err
-		}
-		to := chatdoc.StatusApproved
-		if p.Command == "chatls.reject" {
-			to = chatdoc.StatusRejected
-		}
-		// The click is the user's edit: it reaches the cycle as a didChange
-		// like a typed change would.
-		ok := s.editDocument(ds, "chatls: "+string(to), func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
-			return cycle.StatusEdits(doc, map[string]bool{args.ID: true}, chatdoc.StatusPending, to)
-		})
-		return map[string]any{"applied": ok}, nil
-	case "chatls.alwaysAllow":
-		if err := needID(); err != nil {
-			return nil, err
-		}
-		return s.alwaysAllow(ds, args)
+	if cmd.needsID && c.doc.ToolUse(args.ID) == nil {
+		return nil, invalidParams(fmt.Errorf("%s: no tool use with id %q in the document", p.Command, args.ID))
 	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "unknown command: " + p.Command}
+	return cmd.run(s, ctx, c)
+}
+
+// explain is the decision trace of a call (chatls.explain), also shown as a
+// message: clients without a plugin drop the command's result.
+func (s *Server) explain(_ context.Context, c commandCall) (any, error) {
+	u := c.doc.ToolUse(c.args.ID)
+	v := s.decide(c.ds, c.doc, u, "")
+	s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
+	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps}, nil
+}
+
+// setStatusCommand approves or rejects a pending block (chatls.approve,
+// chatls.reject, for code lenses). The click is the user's edit: it reaches
+// the cycle as a didChange like a typed change would.
+func (s *Server) setStatusCommand(_ context.Context, c commandCall) (any, error) {
+	to := chatdoc.StatusApproved
+	if c.name == "chatls.reject" {
+		to = chatdoc.StatusRejected
+	}
+	ok := s.editDocument(c.ds, "chatls: "+string(to), func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+		return cycle.StatusEdits(doc, map[string]bool{c.args.ID: true}, chatdoc.StatusPending, to)
+	})
+	return map[string]any{"applied": ok}, nil
 }
 
 // runOne executes or resolves one block now (chatls.run). It never bypasses
@@ -163,7 +177,7 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 	if err := config.AddRule(path, args.Rule, "autoApprove"); err != nil {
 		return nil, err
 	}
-	s.settings.reloadFile(path)
+	s.settings.store.ReloadFile(path)
 	s.onSettingsChanged()
 	approved := 0
 	// Re-categorize: pending calls the policy now approves become approved and run.
@@ -193,21 +207,7 @@ func (s *Server) listTools(ctx context.Context, uri string) (any, error) {
 		path := uriToPath(uri)
 		eff, root = s.settings.effectiveFor(path), s.workspaceRoot(path)
 	}
-	wait, cancel := context.WithTimeout(ctx, time.Duration(eff.DefaultTimeout)*time.Second)
-	defer cancel()
-	if err := s.registry.WaitReady(wait); err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	owners := s.toolSourceRoots()
-	defs := s.registry.List()
-	out := make([]map[string]any, 0, len(defs))
-	for _, d := range defs {
-		if owner := owners[d.Source]; uri != "" && owner != "" && owner != root {
-			continue
-		}
-		out = append(out, map[string]any{"name": d.Name, "description": d.Description, "source": d.Source, "schema": d.Schema, "annotations": d.Annotations})
-	}
-	return out, nil
+	return s.tools.Describe(ctx, time.Duration(eff.DefaultTimeout)*time.Second, root)
 }
 
 // advanceAll runs chatls.advance on every open document and sums the reports.

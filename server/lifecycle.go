@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"slices"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -14,8 +13,6 @@ import (
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
-	"github.com/chatls/chatls/tools"
-	"github.com/chatls/chatls/tools/custom"
 )
 
 // Commands the server executes (SPEC §3).
@@ -169,26 +166,11 @@ func (s *Server) toolSourcesChanged() {
 	}
 }
 
-// reconcileToolSources starts the sources the settings added, stops the ones
-// they removed, restarts the changed ones and keeps the rest running.
+// reconcileToolSources makes the running plugin and MCP sources follow the
+// trusted settings.
 func (s *Server) reconcileToolSources() {
-	if s.opts.NoCustomTools {
-		return
-	}
-	st := s.settings
-	layers, res, _ := st.store.Current()
-	cfg, owners := custom.ConfigForLayers(layers, res.Trusted)
-	s.mu.Lock()
-	s.toolOwners = owners
-	s.mu.Unlock()
-	s.toolSet.Reconcile(cfg)
-}
-
-// toolSourceRoots maps source names to the workspace they come from ("" = user).
-func (s *Server) toolSourceRoots() map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.toolOwners
+	layers, res, _ := s.settings.store.Current()
+	s.tools.Reconcile(layers, res.Trusted)
 }
 
 // updateBuiltins rebuilds the built-ins when tools.web_fetch.allowHosts
@@ -196,14 +178,7 @@ func (s *Server) toolSourceRoots() map[string]string {
 // applySettings, so that a call decided under the new settings practically
 // never starts with the old hosts.
 func (s *Server) updateBuiltins() {
-	hosts := s.settings.effective().WebFetchAllowHosts
-	s.mu.Lock()
-	same := slices.Equal(hosts, s.webFetchHosts)
-	s.webFetchHosts = slices.Clone(hosts)
-	s.mu.Unlock()
-	if !same {
-		s.registry.SetBuiltins(tools.Builtins(tools.BuiltinOptions{WebFetchAllowHosts: hosts}))
-	}
+	s.tools.UseBuiltins(s.settings.effective().WebFetchAllowHosts)
 }
 
 // checkSandbox probes bubblewrap for every configuration that enables the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -165,24 +164,4 @@ func (s *Server) workspaceRoot(path string) string {
 }
 
 // workspaceRootLocked is workspaceRoot for callers holding s.mu.
-func (s *Server) workspaceRootLocked(path string) string {
-	roots := s.roots
-	best := ""
-	for _, r := range roots {
-		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
-			if len(r) > len(best) {
-				best = r
-			}
-		}
-	}
-	if best != "" {
-		return best
-	}
-	if path == "" {
-		if len(roots) > 0 {
-			return roots[0]
-		}
-		return "."
-	}
-	return filepath.Dir(path)
-}
+func (s *Server) workspaceRootLocked(path string) string { return config.RootFor(s.roots, path) }

@@ -18,6 +18,7 @@ import (
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/server/workdone"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 )
@@ -60,24 +61,26 @@ type Server struct {
 
 	// handlers answer the requests the dispatcher does not handle itself.
 	handlers map[string]requestHandler
+	// commands are the chatls commands on a document.
+	commands map[string]command
 
-	registry *tools.Registry
-	// webFetchHosts is the tools.web_fetch.allowHosts the built-ins were built with.
-	webFetchHosts []string
-	// toolSet runs the plugins and MCP servers of the trusted settings,
-	// reconciled after every change and closed on exit; toolOwners maps its
-	// source names to the workspace root they come from ("" = user layers).
-	toolSet    *custom.Set
-	toolOwners map[string]string
-	runner     *tools.Runner
-	executor   *execution.Executor
-	journal    *journal.Journal
-	decisions  *approval.DecisionLog
+	// tools are the built-ins and the plugin and MCP sources of the
+	// trusted settings (registry and source set), closed on exit.
+	tools *custom.Session
+	// registry and toolSet are tools.Registry and tools.Set, for short.
+	registry  *tools.Registry
+	toolSet   *custom.Set
+	runner    *tools.Runner
+	executor  *execution.Executor
+	journal   *journal.Journal
+	decisions *approval.DecisionLog
 	// sandbox knows whether the bubblewrap binaries in use can start.
 	sandbox tools.SandboxState
 
 	// tasks counts running tool goroutines so shutdown can wait for them.
 	tasks sync.WaitGroup
+	// progressCancels are the runs the editor's progress UI can cancel.
+	progressCancels workdone.Cancels
 	// refreshBusy coalesces inlay-hint refresh requests.
 	refreshBusy atomic.Bool
 
@@ -102,10 +105,11 @@ func New(opts Options) *Server {
 		cancels:  map[string]context.CancelFunc{},
 		exited:   make(chan struct{}),
 		handlers: requestHandlers(),
+		commands: commands(),
 	}
 	s.settings = newSettingsState(s)
-	s.registry = tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
-	s.toolSet = custom.NewSet(s.registry, s.log)
+	s.tools = custom.NewSession(s.log, !opts.NoCustomTools)
+	s.registry, s.toolSet = s.tools.Registry, s.tools.Set
 	s.runner = tools.NewRunner(s.registry, 4)
 	return s
 }
@@ -141,10 +145,10 @@ func (s *Server) shutdownWork() {
 		// restarted chatls reports them instead of running them again.
 		s.runner.CancelAll()
 		s.tasks.Wait()
-		if err := s.toolSet.Close(); err != nil {
+		if err := s.tools.Close(); err != nil {
 			s.log.Warn("closing tool sources", zap.Error(err))
 		}
-		s.settings.close()
+		_ = s.settings.store.Close()
 		if s.journal != nil {
 			_ = s.journal.Close()
 		}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -13,16 +12,11 @@ import (
 	"github.com/chatls/chatls/server/lspext"
 )
 
-// Labels of the editor layers in messages (they have no file:line).
-const (
-	labelInitOptions = "initializationOptions"
-	labelPulled      = "workspace/configuration"
-)
-
 // settingsState connects the session's configuration (config.Store: every
 // layer of SPEC §4, validated before it replaces the last good one) to the
-// editor and the files: it loads and watches them, pulls the editor's
-// settings, and tells the user what was refused.
+// editor: it pulls the editor's settings, shows what was refused, and keeps
+// what the settings decide for the server — the policy engines and the
+// bound on parallel tools.
 type settingsState struct {
 	s     *Server
 	store *config.Store
@@ -35,14 +29,24 @@ type settingsState struct {
 	engineGen  int
 	errorShown int // the generation whose policy-build error was shown
 	sem        chan struct{}
-	watcher    *config.Watcher
 }
 
 func newSettingsState(s *Server) *settingsState {
 	validate := func(l config.Layers) error {
-		return approval.ValidateLayers(l, labelInitOptions, labelPulled, s.log)
+		return approval.ValidateLayers(l, config.LabelInitOptions, config.LabelPulled, s.log)
 	}
 	st := &settingsState{s: s, store: config.NewStore(validate, approval.TrustedRoot)}
+	st.store.Tell = func(isError bool, msg string) {
+		kind := lspext.MessageWarning
+		if isError {
+			kind = lspext.MessageError
+		}
+		s.showMessage(kind, msg)
+	}
+	st.store.OnCommit = func() {
+		st.resize()
+		s.updateBuiltins()
+	}
 	st.resize()
 	return st
 }
@@ -79,138 +83,21 @@ func (st *settingsState) resize() {
 	}
 }
 
-// commit validates and commits changes; a refused one is shown, and a
-// source that never loaded makes the policy ask for every call until it
-// is fixed (config.Store.Failed).
-func (st *settingsState) commit(prefix string, changes ...config.Change) bool {
-	if err := st.store.Commit(changes...); err != nil {
-		consequence := " (keeping the last good configuration)"
-		for _, c := range changes {
-			if st.store.Failed(c.Source, err) {
-				consequence = " (every tool call asks for approval until this is fixed)"
-			}
-		}
-		st.s.showMessage(lspext.MessageError, "chatls: "+prefix+err.Error()+consequence)
-		return false
-	}
-	st.resize()
-	st.s.updateBuiltins()
-	return true
-}
-
-// refuse shows a source that could not be decoded and records it.
-func (st *settingsState) refuse(source, prefix string, warns []config.Warning, err error) {
-	st.warn(warns)
-	consequence := " (keeping the last good configuration)"
-	if st.store.Failed(source, err) {
-		consequence = " (every tool call asks for approval until this is fixed)"
-	}
-	st.s.showMessage(lspext.MessageError, "chatls: "+prefix+err.Error()+consequence)
-}
-
-func (st *settingsState) warn(warns []config.Warning) {
-	for _, w := range warns {
-		st.s.showMessage(lspext.MessageWarning, "chatls: "+w.String())
-	}
-}
-
-// readFile decodes one config file into a change; a broken file (bad TOML,
-// a bad rule, a failing rule example) is refused and shown with file:line.
-func (st *settingsState) readFile(path string) (config.Change, bool) {
-	c, warns, err := st.store.FileChange(path)
-	if err != nil {
-		st.refuse(path, "", warns, err)
-		return c, false
-	}
-	st.warn(warns)
-	return c, true
-}
-
-// decodeEditor decodes one editor layer into a change; bad settings are
-// refused and shown.
-func (st *settingsState) decodeEditor(label string, data json.RawMessage) (config.Change, bool) {
-	c, warns, err := config.EditorChange(data, label == labelPulled)
-	if err != nil {
-		st.refuse(config.EditorSource, "invalid settings ("+label+"): ", warns, err)
-		return c, false
-	}
-	st.warn(warns)
-	return c, true
-}
-
-// initialLoad reads initializationOptions, the user file and the workspace
-// files, validates them together and watches the files. If they don't fit
-// together, they are added one by one (user file, editor, workspaces) and
-// the ones that break the policy are refused and shown.
+// initialLoad loads every layer and watches the files.
 func (st *settingsState) initialLoad(userPath string, roots []string, initOptions any) {
-	st.store.Start(userPath, roots)
-	var changes []config.Change
-	if c, ok := st.readFile(userPath); ok {
-		changes = append(changes, c)
-	}
+	var data json.RawMessage
 	if initOptions != nil {
-		data, _ := json.Marshal(initOptions)
-		if c, ok := st.decodeEditor(labelInitOptions, data); ok {
-			changes = append(changes, c)
-		}
+		data, _ = json.Marshal(initOptions)
 	}
-	paths := []string{userPath}
-	for _, root := range roots {
-		p := filepath.Join(root, config.WorkspaceFile)
-		paths = append(paths, p)
-		if c, ok := st.readFile(p); ok {
-			changes = append(changes, c)
-		}
-	}
-	if st.store.Commit(changes...) == nil {
-		st.resize()
-		st.s.updateBuiltins()
-	} else {
-		for _, c := range changes {
-			st.commit(prefixOf(c), c)
-		}
-	}
-	w, err := config.Watch(paths, func(path string) {
-		st.reloadFile(path)
-		st.s.onSettingsChanged()
-	})
-	if err != nil {
+	if err := st.store.Load(userPath, roots, data, st.s.onSettingsChanged); err != nil {
 		st.s.log.Warn("cannot watch config files; changes need a restart", zap.Error(err))
-		return
 	}
-	st.mu.Lock()
-	st.watcher = w
-	st.mu.Unlock()
-}
-
-// prefixOf is how a refused change's source is named in the message (a
-// file's errors name it themselves).
-func prefixOf(c config.Change) string {
-	if c.Source == config.EditorSource {
-		return "invalid settings (" + labelInitOptions + "): "
-	}
-	return ""
-}
-
-// reloadFile reloads one config file. A broken file keeps the last good
-// configuration and the error (with file:line) is shown to the user. It
-// reports whether the file loaded.
-func (st *settingsState) reloadFile(path string) bool {
-	c, ok := st.readFile(path)
-	return ok && st.commit("", c)
-}
-
-// setEditor applies one editor layer; bad settings keep the previous ones
-// and are shown.
-func (st *settingsState) setEditor(label string, data json.RawMessage) bool {
-	c, ok := st.decodeEditor(label, data)
-	return ok && st.commit("invalid settings ("+label+"): ", c)
 }
 
 // pull asks the client for section "chatls" (workspace/configuration).
 func (st *settingsState) pull() {
 	if data, ok := st.s.pullConfiguration(); ok {
-		st.setEditor(labelPulled, data)
+		st.store.SetEditor(data, true)
 	}
 }
 
@@ -221,18 +108,9 @@ func (st *settingsState) reloadEditorSettings(raw *json.RawMessage) {
 		Settings json.RawMessage `json:"settings"`
 	}
 	if raw != nil && json.Unmarshal(*raw, &p) == nil && len(p.Settings) > 0 && string(p.Settings) != "null" {
-		st.setEditor(labelPulled, p.Settings)
+		st.store.SetEditor(p.Settings, true)
 	} else {
 		st.pull()
 	}
 	st.s.onSettingsChanged()
-}
-
-func (st *settingsState) close() {
-	st.mu.Lock()
-	w := st.watcher
-	st.mu.Unlock()
-	if w != nil {
-		_ = w.Close()
-	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 
 	"go.lsp.dev/protocol"
 
@@ -85,8 +84,7 @@ func (s *Server) semanticTokensFull(ctx context.Context, _ noParams, snap *snaps
 	if ds == nil {
 		return nil, errNotOpen()
 	}
-	data := ds.tokens.Tokens(snap.doc, snap.enc)
-	return map[string]any{"resultId": s.rememberTokens(ds, data), "data": data}, nil
+	return ds.tokens.Full(snap.doc, snap.enc), nil
 }
 
 // semanticTokensDeltaParams is textDocument/semanticTokens/full/delta's params.
@@ -99,26 +97,5 @@ func (s *Server) semanticTokensDelta(ctx context.Context, p semanticTokensDeltaP
 	if ds == nil {
 		return nil, errNotOpen()
 	}
-	prevID, prev := s.lastTokens(ds)
-	data := ds.tokens.Tokens(snap.doc, snap.enc)
-	id := s.rememberTokens(ds, data)
-	if prevID != p.PreviousResultID {
-		return map[string]any{"resultId": id, "data": data}, nil
-	}
-	return map[string]any{"resultId": id, "edits": surface.SemanticTokensDelta(prev, data)}, nil
-}
-
-// rememberTokens stores the tokens sent to the client for the next delta.
-func (s *Server) rememberTokens(ds *docState, data []uint32) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ds.tokenSerial++
-	ds.tokenID, ds.tokenData = strconv.Itoa(ds.tokenSerial), data
-	return ds.tokenID
-}
-
-func (s *Server) lastTokens(ds *docState) (string, []uint32) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ds.tokenID, ds.tokenData
+	return ds.tokens.Delta(snap.doc, snap.enc, p.PreviousResultID), nil
 }

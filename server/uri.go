@@ -18,12 +18,3 @@ func uriToPath(uri string) string {
 	}
 	return filepath.Clean(u.Path)
 }
-
-// pathToURI converts a local path to a file:// URI.
-func pathToURI(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-}
