@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/clip"
 )
 
 const defaultResolverTimeout = 2 * time.Second
@@ -108,7 +109,7 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 	}
 	reply, err := parseReply(stdout.Bytes())
 	if err != nil {
-		return Pass, "", fmt.Errorf("unreadable answer %q (want one JSON object {\"decision\": \"approve|require_approval|deny|pass\"} and nothing else)", clip(stdout.String(), 80))
+		return Pass, "", fmt.Errorf("unreadable answer %q (want one JSON object {\"decision\": \"approve|require_approval|deny|pass\"} and nothing else)", clip.Bytes(strings.TrimSpace(stdout.String()), 80))
 	}
 	switch strings.ToLower(reply.Decision) {
 	case "approve", "allow":
@@ -137,14 +138,6 @@ func parseReply(out []byte) (resolverReply, error) {
 		return reply, fmt.Errorf("trailing data after the answer")
 	}
 	return reply, nil
-}
-
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // limitedBuffer keeps at most max bytes; a chatty resolver can't fill memory.

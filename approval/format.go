@@ -3,6 +3,8 @@ package approval
 import (
 	"fmt"
 	"strings"
+
+	"github.com/chatls/chatls/internal/clip"
 )
 
 // Format renders the trace for people: the decision word alone on the first
@@ -23,7 +25,7 @@ func (s Step) Format() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-16s %5d  %-16s", s.Resolver, s.Priority, s.Decision)
 	if s.Reason != "" {
-		b.WriteString(" " + oneLine(s.Reason))
+		b.WriteString(" " + clip.Spaces(s.Reason))
 	}
 	if s.Rule != "" && !strings.Contains(s.Reason, s.Rule) {
 		b.WriteString(" [rule " + s.Rule)
@@ -36,11 +38,7 @@ func (s Step) Format() string {
 		b.WriteString("]")
 	}
 	if s.Ignored != "" {
-		b.WriteString(" (ignored: " + oneLine(s.Ignored) + ")")
+		b.WriteString(" (ignored: " + clip.Spaces(s.Ignored) + ")")
 	}
 	return strings.TrimRight(b.String(), " ")
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -276,7 +276,7 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 	}
 	nl := d.Newline
 	content = normalizeNewlines(content, nl)
-	fence := strings.Repeat("`", max(3, longestBacktickRun(content)+1))
+	fence := FenceFor(content)
 	var b strings.Builder
 	b.WriteString("**Tool Result:** `" + id + "`")
 	if isError {
@@ -307,15 +307,17 @@ func normalizeNewlines(s, nl string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
-func longestBacktickRun(s string) int {
+// FenceFor is the fence for a block holding content (SPEC §1): as many
+// backticks as the longest run in the content plus one, at least three.
+func FenceFor(content string) string {
 	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
+	for i := 0; i < len(content); i++ {
+		if content[i] == '`' {
 			run++
 			longest = max(longest, run)
 		} else {
 			run = 0
 		}
 	}
-	return longest
+	return strings.Repeat("`", max(3, longest+1))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatls/chatls/internal/testfs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,7 +29,7 @@ func TestAddRuleGolden(t *testing.T) {
 			comment, sections := parseSections(string(raw))
 			rule := strings.TrimSpace(sections["rule"])
 			path := filepath.Join(t.TempDir(), "config.toml")
-			writeFile(t, path, sections["in"])
+			testfs.Write(t, path, sections["in"])
 			if err := AddRule(path, rule, "autoApprove"); err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestAddRuleCreatesFile(t *testing.T) {
 
 func TestAddRuleRefusesBrokenFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
-	writeFile(t, path, "[tools\n")
+	testfs.Write(t, path, "[tools\n")
 	err := AddRule(path, "bash(go test *)", "autoApprove")
 	if err == nil || !strings.Contains(err.Error(), path+":1:") {
 		t.Errorf("want a file:line error, got %v", err)

@@ -2,11 +2,11 @@ package config
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chatls/chatls/internal/testfs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -53,7 +53,7 @@ func TestLoadFile(t *testing.T) {
 		t.Fatalf("missing file: %v %v", err, w)
 	}
 	good := filepath.Join(dir, "good.toml")
-	writeFile(t, good, `# user settings
+	testfs.Write(t, good, `# user settings
 autopilot = true
 [tools]
 autoAprove = ["x"]
@@ -86,12 +86,12 @@ matchh = ["git status"]
 	}
 
 	bad := filepath.Join(dir, "bad.toml")
-	writeFile(t, bad, "[tools]\nautoApprove = [\"a\"\ndeny = []\n")
+	testfs.Write(t, bad, "[tools]\nautoApprove = [\"a\"\ndeny = []\n")
 	if _, _, err := LoadFile(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":3:") {
 		t.Errorf("malformed TOML should report file:line: %v", err)
 	}
 	typed := filepath.Join(dir, "typed.toml")
-	writeFile(t, typed, "[tools]\nmaxConcurrent = \"four\"\n")
+	testfs.Write(t, typed, "[tools]\nmaxConcurrent = \"four\"\n")
 	if _, _, err := LoadFile(typed); err == nil || !strings.HasPrefix(err.Error(), typed+":2:") {
 		t.Errorf("type error should report file:line: %v", err)
 	}
@@ -127,13 +127,6 @@ func TestMerge(t *testing.T) {
 	u := UntrustedView(Settings{Tools: Tools{RequireApproval: &f, Plugins: []Plugin{{Name: "x"}}}, Sandbox: Sandbox{Writable: []string{"/"}, Enabled: &tr}})
 	if u.Tools.RequireApproval != nil || u.Tools.Plugins != nil || u.Sandbox.Writable != nil || u.Sandbox.Enabled == nil {
 		t.Errorf("untrusted view keeps only narrowing settings: %+v", u)
-	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

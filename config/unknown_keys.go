@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/chatls/chatls/internal/didyoumean"
 )
 
 // unknownKey is a key the settings structs don't have.
@@ -96,7 +98,7 @@ func suggest(k string, fields map[string]reflect.Type, prefix string) string {
 		if norm(name) == norm(k) {
 			return join(prefix, name)
 		}
-		if d := editDistance(strings.ToLower(k), strings.ToLower(name)); d < bestDist {
+		if d := didyoumean.Distance(strings.ToLower(k), strings.ToLower(name)); d < bestDist {
 			best, bestDist = name, d
 		}
 	}
@@ -104,25 +106,4 @@ func suggest(k string, fields map[string]reflect.Type, prefix string) string {
 		return ""
 	}
 	return join(prefix, best)
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes; keys are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

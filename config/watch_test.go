@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // waitChange waits for onChange(path) without sleeping blindly.
@@ -24,7 +26,7 @@ func TestWatch(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".chatls.toml")
 	later := filepath.Join(dir, "not", "yet", "config.toml")
-	writeFile(t, file, "autopilot = true\n")
+	testfs.Write(t, file, "autopilot = true\n")
 	ch := make(chan string, 16)
 	w, err := Watch([]string{file, later}, func(p string) { ch <- p })
 	if err != nil {
@@ -33,12 +35,12 @@ func TestWatch(t *testing.T) {
 	defer w.Close()
 
 	// A plain write.
-	writeFile(t, file, "autopilot = false\n")
+	testfs.Write(t, file, "autopilot = false\n")
 	waitChange(t, ch, file)
 
 	// An editor's save: write a temp file and rename it over the original.
 	tmp := filepath.Join(dir, ".chatls.toml.swp")
-	writeFile(t, tmp, "autopilot = true\n")
+	testfs.Write(t, tmp, "autopilot = true\n")
 	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestWatch(t *testing.T) {
 
 	// A burst is debounced into one change.
 	for i := 0; i < 5; i++ {
-		writeFile(t, file, "autopilot = true\n")
+		testfs.Write(t, file, "autopilot = true\n")
 	}
 	waitChange(t, ch, file)
 	select {
@@ -59,7 +61,7 @@ func TestWatch(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(later), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, later, "autopilot = true\n")
+	testfs.Write(t, later, "autopilot = true\n")
 	waitChange(t, ch, later)
 
 	// Removal is a change too.
@@ -71,7 +73,7 @@ func TestWatch(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, file, "x = 1\n")
+	testfs.Write(t, file, "x = 1\n")
 	select {
 	case p := <-ch:
 		t.Fatalf("change after Close: %s", p)

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -25,21 +23,6 @@ func startWithUserConfig(t *testing.T, o sessionOptions, userText, workspaceText
 	o.userConfig, o.workspaceConfig = userText, workspaceText
 	s := start(t, o)
 	return &configSession{session: s, userConfig: s.userConfigPath()}
-}
-
-func writeFile(t testing.TB, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Through a rename, as editors save, so a watcher never reads half a file.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // messages returns the window/showMessage texts containing sub.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 const echoAllowed = "[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\n"
@@ -20,7 +21,7 @@ func TestBrokenUserConfigKeepsLastGood(t *testing.T) {
 		t.Fatalf("the user config approves echo, got %s\n%s", d, trace)
 	}
 
-	writeFile(t, s.userConfig, "[tools]\nautoApprove = [\"bash(go test\"]\n")
+	testfs.Write(t, s.userConfig, "[tools]\nautoApprove = [\"bash(go test\"]\n")
 	msg := s.waitMessage(1, s.userConfig+":2: ")
 	if !strings.Contains(msg, "bash(go test") || !strings.Contains(msg, "keeping the last good configuration") {
 		t.Errorf("the error must name the rule and say the last good configuration stays: %q", msg)
@@ -29,7 +30,7 @@ func TestBrokenUserConfigKeepsLastGood(t *testing.T) {
 		t.Errorf("a broken file must keep the last good configuration, got %s\n%s", d, trace)
 	}
 
-	writeFile(t, s.userConfig, "[tools]\nautoApprove = [\"$default\"]\n\n[[tools.rules]]\nrule = \"bash(git status *)\"\ndecision = \"approve\"\nmatch = [\"git push\"]\n")
+	testfs.Write(t, s.userConfig, "[tools]\nautoApprove = [\"$default\"]\n\n[[tools.rules]]\nrule = \"bash(git status *)\"\ndecision = \"approve\"\nmatch = [\"git push\"]\n")
 	msg = s.waitMessage(1, s.userConfig+":5: ")
 	if !strings.Contains(msg, "git push") {
 		t.Errorf("the error must name the failing example: %q", msg)
@@ -39,7 +40,7 @@ func TestBrokenUserConfigKeepsLastGood(t *testing.T) {
 	}
 
 	// A good file applies: echo asks again, and reading is denied.
-	writeFile(t, s.userConfig, "[tools]\nautoApprove = [\"$default\"]\ndeny = [\"read(notes.txt)\"]\n")
+	testfs.Write(t, s.userConfig, "[tools]\nautoApprove = [\"$default\"]\ndeny = [\"read(notes.txt)\"]\n")
 	s.waitDecision(uri, "toolu_r", "deny")
 	if d, _ := s.explain(uri, "toolu_b"); d != "require_approval" {
 		t.Errorf("after a good reload echo must ask, got %s", d)
@@ -55,7 +56,7 @@ func TestBrokenWorkspaceConfigKeepsLastGood(t *testing.T) {
 		t.Fatalf("the workspace denies reading notes.txt, got %s", d)
 	}
 	wsFile := s.ws + "/.chatls.toml"
-	writeFile(t, wsFile, "[tools]\ndeny = [\"read(notes.txt)\", \"bash(\"]\n")
+	testfs.Write(t, wsFile, "[tools]\ndeny = [\"read(notes.txt)\", \"bash(\"]\n")
 	s.waitMessage(1, wsFile+":2", "keeping the last good configuration")
 	if d, _ := s.explain(uri, "toolu_r"); d != "deny" {
 		t.Errorf("the last good .chatls.toml (with its deny) must stay, got %s", d)

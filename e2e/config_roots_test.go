@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // startRoots starts a server with one workspace folder per entry of
@@ -20,7 +21,7 @@ func startRoots(t *testing.T, userText string, names []string, workspaces map[st
 	base := t.TempDir()
 	cfg := filepath.Join(base, "config")
 	if userText != "" {
-		writeFile(t, filepath.Join(cfg, "chatls", "config.toml"), userText)
+		testfs.Write(t, filepath.Join(cfg, "chatls", "config.toml"), userText)
 	}
 	var folders []any
 	for _, name := range names {
@@ -29,7 +30,7 @@ func startRoots(t *testing.T, userText string, names []string, workspaces map[st
 			t.Fatal(err)
 		}
 		if text := workspaces[name]; text != "" {
-			writeFile(t, filepath.Join(dir, ".chatls.toml"), text)
+			testfs.Write(t, filepath.Join(dir, ".chatls.toml"), text)
 		}
 		folders = append(folders, map[string]any{"uri": lspclient.PathURI(dir), "name": name})
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // web_fetch refuses loopback addresses until tools.web_fetch.allowHosts
@@ -89,7 +90,7 @@ func TestSandboxReprobedOnWorkspaceReload(t *testing.T) {
 	if d, _ := s.explain(uri, "toolu_b"); d != "approve" {
 		t.Fatalf("echo is approved while the sandbox is off, got %s", d)
 	}
-	writeFile(t, filepath.Join(s.ws, ".chatls.toml"), "[sandbox]\nenabled = true\n")
+	testfs.Write(t, filepath.Join(s.ws, ".chatls.toml"), "[sandbox]\nenabled = true\n")
 	s.waitMessage(1, "bubblewrap", "/nonexistent/bwrap-c")
 	if d, _ := s.explain(uri, "toolu_b"); d != "require_approval" {
 		t.Errorf("bash must ask once the workspace enabled the sandbox, got %s", d)
@@ -169,7 +170,7 @@ func TestPluginAddedToUserConfigFileStarts(t *testing.T) {
 	if _, ok := s.listTools("")["filetool"]; ok {
 		t.Fatal("filetool listed before it was configured")
 	}
-	writeFile(t, s.userConfig, "[[tools.plugins]]\nname = \"file\"\npath = \""+plugin+"\"\n")
+	testfs.Write(t, s.userConfig, "[[tools.plugins]]\nname = \"file\"\npath = \""+plugin+"\"\n")
 	s.eventually("filetool listed", func() bool { return s.listTools("")["filetool"] == "plugin:file" })
 }
 

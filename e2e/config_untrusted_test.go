@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // untrustedWidening is a .chatls.toml that tries everything a cloned
@@ -116,7 +118,7 @@ func TestUntrustedWorkspaceStartsNoPlugin(t *testing.T) {
 
 func writeExecutable(t *testing.T, path, text string) {
 	t.Helper()
-	writeFile(t, path, text)
+	testfs.Write(t, path, text)
 	if err := os.Chmod(path, 0o755); err != nil {
 		t.Fatal(err)
 	}

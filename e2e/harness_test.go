@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // binary is the chatls executable built once for all tests.
@@ -87,10 +88,10 @@ func start(t testing.TB, o sessionOptions) *session {
 		t.Fatal(err)
 	}
 	if o.userConfig != "" {
-		writeFile(t, s.userConfigPath(), o.userConfig)
+		testfs.Write(t, s.userConfigPath(), o.userConfig)
 	}
 	if o.workspaceConfig != "" {
-		writeFile(t, filepath.Join(s.ws, ".chatls.toml"), o.workspaceConfig)
+		testfs.Write(t, filepath.Join(s.ws, ".chatls.toml"), o.workspaceConfig)
 	}
 	if s.state == "" {
 		s.state = filepath.Join(base, "state")

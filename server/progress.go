@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/execution"
+	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/server/workdone"
 	"github.com/chatls/chatls/tools"
 )
@@ -52,7 +53,7 @@ func (s *Server) announceLater(ds *docState, p *runProgress) *workdone.Delayed {
 func (p *runProgress) report(pr tools.Progress, refresh func()) {
 	msg := fmt.Sprintf("%ds", pr.ElapsedMillis/1000)
 	if pr.LastLine != "" {
-		msg += " · " + truncateRunes(pr.LastLine, 80)
+		msg += " · " + clip.Runes(pr.LastLine, 80)
 	}
 	if p.Report(msg) {
 		refresh()
@@ -84,13 +85,4 @@ func (s *Server) progressCancelled(raw *json.RawMessage) {
 	if json.Unmarshal(p.Token, &token) == nil && token != "" {
 		s.progressCancels.Cancel(token)
 	}
-}
-
-// truncateRunes shortens s to at most n runes, ending in "…".
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"text/template"
 	"unicode/utf8"
+
+	"github.com/chatls/chatls/internal/clip"
 )
 
 // Preview renders the one-line summary of a call shown in inlay hints and
@@ -36,7 +38,7 @@ func Preview(def Definition, input map[string]any, maxLen int) string {
 		// Bound the work on huge inputs; oneLine at most halves the rune count (CRLF).
 		text = cutRunes(text, (2*maxLen+2)*utf8.UTFMax)
 	}
-	return shortenPreview(oneLine(text), maxLen)
+	return clip.Runes(oneLine(text), maxLen)
 }
 
 func builtinPreview(name string, in map[string]any) (string, bool) {
@@ -209,19 +211,4 @@ func oneLine(s string) string {
 	s = documentText(s)
 	s = strings.ReplaceAll(s, "\t", " ")
 	return strings.ReplaceAll(s, "\n", "⤶")
-}
-
-func shortenPreview(s string, maxLen int) string {
-	if maxLen <= 0 || utf8.RuneCountInString(s) <= maxLen {
-		return s
-	}
-	cut, n := 0, 0
-	for i := range s {
-		if n == maxLen-1 {
-			cut = i
-			break
-		}
-		n++
-	}
-	return s[:cut] + "…"
 }

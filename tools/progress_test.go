@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // TestProgressForToolsWithoutStreams: a non-bash tool gets periodic
@@ -43,8 +45,8 @@ func TestProgressForToolsWithoutStreams(t *testing.T) {
 // TestGrepReportsLatestMatch: grep's progress line is its newest match.
 func TestGrepReportsLatestMatch(t *testing.T) {
 	env := testEnv(t)
-	writeFile(t, filepath.Join(env.Dir, "a.txt"), "x\nneedle one\n")
-	writeFile(t, filepath.Join(env.Dir, "b.txt"), "needle two\n")
+	testfs.Write(t, filepath.Join(env.Dir, "a.txt"), "x\nneedle one\n")
+	testfs.Write(t, filepath.Join(env.Dir, "b.txt"), "needle two\n")
 	m, _ := compileLineMatcher("needle")
 	var lines []string
 	found, err := grepTree(context.Background(), m, env.Dir, ".", "", 10, func(p Progress) { lines = append(lines, p.LastLine) })

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // requireSandbox skips, saying why, where bubblewrap cannot start (some
@@ -33,7 +35,7 @@ func TestProbeSandboxSeesChanges(t *testing.T) {
 		t.Fatalf("missing: %v", err)
 	}
 	// A stand-in that runs what follows "--", as bwrap would.
-	writeFile(t, fake, "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n")
+	testfs.Write(t, fake, "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n")
 	os.Chmod(fake, 0o755)
 	if err := SandboxAvailable(fake); err == nil {
 		t.Error("SandboxAvailable probed again; it should remember")
@@ -45,7 +47,7 @@ func TestProbeSandboxSeesChanges(t *testing.T) {
 		t.Errorf("SandboxAvailable after ProbeSandbox: %v", err)
 	}
 	// And a broken one is reported with bubblewrap's own words.
-	writeFile(t, fake, "#!/bin/sh\necho 'No permissions to create new namespace' >&2; exit 1\n")
+	testfs.Write(t, fake, "#!/bin/sh\necho 'No permissions to create new namespace' >&2; exit 1\n")
 	if err := ProbeSandbox(fake); err == nil || !strings.Contains(err.Error(), "bubblewrap cannot start a sandbox here: No permissions to create new namespace") {
 		t.Errorf("broken: %v", err)
 	}

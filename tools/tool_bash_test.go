@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 func TestBashOutputAndExitTexts(t *testing.T) {
@@ -148,7 +150,7 @@ func TestBashCancelOneOfParallelCalls(t *testing.T) {
 		t.Fatal("Cancel(b) = false")
 	}
 	waitUntil(t, func() bool { return len(r.Running()) == 2 })
-	writeFile(t, goFile, "")
+	testfs.Write(t, goFile, "")
 	wg.Wait()
 	if res := results["b"]; !res.Cancelled || res.Text != CancelledText || !res.IsError || res.ExitCode == nil || *res.ExitCode != 137 {
 		t.Errorf("b: %+v", res)
@@ -180,7 +182,7 @@ func TestBashProgressStream(t *testing.T) {
 			break
 		}
 	}
-	writeFile(t, filepath.Join(env.Dir, "stop"), "")
+	testfs.Write(t, filepath.Join(env.Dir, "stop"), "")
 	<-done
 	if last.ElapsedMillis <= 0 {
 		t.Errorf("elapsed %d", last.ElapsedMillis)

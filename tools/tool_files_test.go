@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 func TestRead(t *testing.T) {
@@ -14,13 +16,13 @@ func TestRead(t *testing.T) {
 	for i := 1; i <= 3000; i++ {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
-	writeFile(t, filepath.Join(env.Dir, "big.txt"), strings.Join(lines, "\n")+"\n")
-	writeFile(t, filepath.Join(env.Dir, "small.txt"), "one\ntwo\nthree")
-	writeFile(t, filepath.Join(env.Dir, "empty.txt"), "")
-	writeFile(t, filepath.Join(env.Dir, "image.png"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-	writeFile(t, filepath.Join(env.Dir, "wide.txt"), strings.Repeat("w", 60*1024)+"\nnext\n")
-	writeFile(t, filepath.Join(env.Dir, "sub", "with\nnewline.txt"), "odd name")
-	writeFile(t, filepath.Join(env.Dir, "latin1.txt"), "caf\xe9 ol\xe9 "+strings.Repeat("x", 9000)+"\xff")
+	testfs.Write(t, filepath.Join(env.Dir, "big.txt"), strings.Join(lines, "\n")+"\n")
+	testfs.Write(t, filepath.Join(env.Dir, "small.txt"), "one\ntwo\nthree")
+	testfs.Write(t, filepath.Join(env.Dir, "empty.txt"), "")
+	testfs.Write(t, filepath.Join(env.Dir, "image.png"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	testfs.Write(t, filepath.Join(env.Dir, "wide.txt"), strings.Repeat("w", 60*1024)+"\nnext\n")
+	testfs.Write(t, filepath.Join(env.Dir, "sub", "with\nnewline.txt"), "odd name")
+	testfs.Write(t, filepath.Join(env.Dir, "latin1.txt"), "caf\xe9 ol\xe9 "+strings.Repeat("x", 9000)+"\xff")
 
 	tests := []struct {
 		input   string
@@ -63,7 +65,7 @@ func TestRead(t *testing.T) {
 		t.Error("a read cut by the caller's limit counts as truncated")
 	}
 	// The byte limit: 100 lines of 1000 bytes, 51 fit in 50 KB; SPEC's note, as for the line limit.
-	writeFile(t, filepath.Join(env.Dir, "fat.txt"), strings.Repeat(strings.Repeat("f", 999)+"\n", 100))
+	testfs.Write(t, filepath.Join(env.Dir, "fat.txt"), strings.Repeat(strings.Repeat("f", 999)+"\n", 100))
 	res = run(t, env, "read", decode(t, `{"path":"fat.txt"}`))
 	if !strings.HasSuffix(res.Text, "f\n\n[Showing lines 1-51 of 100. Use offset=52 to continue.]") || !res.Truncated {
 		t.Errorf("fat: …%q", res.Text[len(res.Text)-90:])
@@ -89,7 +91,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("file holds %q", b)
 	}
 	script := filepath.Join(env.Dir, "run.sh")
-	writeFile(t, script, "old")
+	testfs.Write(t, script, "old")
 	os.Chmod(script, 0o755)
 	run(t, env, "write", decode(t, `{"path":"run.sh","content":"#!/bin/sh\n"}`))
 	if fi, _ := os.Stat(script); fi.Mode().Perm() != 0o755 {
@@ -121,7 +123,7 @@ func TestEdit(t *testing.T) {
 			"Successfully replaced text in config.lua.", "1\r\n2\r\nthree\r\n"},
 	}
 	for _, tt := range tests {
-		writeFile(t, path, tt.before)
+		testfs.Write(t, path, tt.before)
 		res := run(t, env, "edit", decode(t, tt.input))
 		wantText(t, res, tt.want)
 		if b, _ := os.ReadFile(path); string(b) != tt.after {
@@ -138,7 +140,7 @@ func TestSandboxedWritesStayInWritableSet(t *testing.T) {
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(env.Dir, "escape"))
 	os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(env.Dir, "dangling"))
-	writeFile(t, filepath.Join(outside, "victim.txt"), "keep")
+	testfs.Write(t, filepath.Join(outside, "victim.txt"), "keep")
 	rel, _ := filepath.Rel(env.Dir, filepath.Join(outside, "x.txt"))
 
 	for _, input := range []string{
@@ -179,7 +181,7 @@ func TestWritesRestrictedWithoutBubblewrap(t *testing.T) {
 	env.RestrictWrites = true // what the server passes for sandbox.enabled
 	env.Sandbox = SandboxConfig{Enabled: false, Bwrap: "/nonexistent/bwrap"}
 	outside := t.TempDir()
-	writeFile(t, filepath.Join(outside, "victim.txt"), "keep")
+	testfs.Write(t, filepath.Join(outside, "victim.txt"), "keep")
 	res := run(t, env, "write", decode(t, `{"path":"`+filepath.Join(outside, "new.txt")+`","content":"x"}`))
 	if !res.IsError || !strings.HasPrefix(res.Text, "Refusing to write "+filepath.Join(outside, "new.txt")) {
 		t.Errorf("write: %q", res.Text)

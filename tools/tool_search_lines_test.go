@@ -6,13 +6,15 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 func TestGrepLineAnchorsAndCRLF(t *testing.T) {
 	env := testEnv(t)
-	writeFile(t, filepath.Join(env.Dir, "lf.txt"), "a\nfoo\nbar foo\n")
-	writeFile(t, filepath.Join(env.Dir, "crlf.txt"), "a\r\nfoo\r\nbar foo\r\n")
-	writeFile(t, filepath.Join(env.Dir, "first.txt"), "foo first\nfoo second\n")
+	testfs.Write(t, filepath.Join(env.Dir, "lf.txt"), "a\nfoo\nbar foo\n")
+	testfs.Write(t, filepath.Join(env.Dir, "crlf.txt"), "a\r\nfoo\r\nbar foo\r\n")
+	testfs.Write(t, filepath.Join(env.Dir, "first.txt"), "foo first\nfoo second\n")
 	tests := []struct{ input, want string }{
 		{`{"pattern":"^foo","path":"lf.txt"}`, "lf.txt:2:foo"},
 		{`{"pattern":"foo$","path":"lf.txt"}`, "lf.txt:2:foo\nlf.txt:3:bar foo"},
@@ -36,7 +38,7 @@ func TestGrepLineAnchorsAndCRLF(t *testing.T) {
 func TestSearchSkipsOnlyVCSAndDependencyDirs(t *testing.T) {
 	env := testEnv(t)
 	for _, p := range []string{"go/build/build.go", "cmd/dist/main.go", "target/lib.rs", "dist/x.js", ".git/hooks/x.go", "node_modules/m/i.go", "vendor/v/v.go", ".venv/lib/x.go"} {
-		writeFile(t, filepath.Join(env.Dir, p), "needle\n")
+		testfs.Write(t, filepath.Join(env.Dir, p), "needle\n")
 	}
 	wantText(t, run(t, env, "grep", decode(t, `{"pattern":"needle"}`)),
 		"cmd/dist/main.go:1:needle\ndist/x.js:1:needle\ngo/build/build.go:1:needle\ntarget/lib.rs:1:needle")
@@ -64,7 +66,7 @@ func TestSearchHonorsGitignore(t *testing.T) {
 		"notrepo/ignored.go": "needle\n",
 	}
 	for p, c := range files {
-		writeFile(t, filepath.Join(env.Dir, p), c)
+		testfs.Write(t, filepath.Join(env.Dir, p), c)
 	}
 	// Outside a git work tree .gitignore means nothing (as for ripgrep).
 	all := run(t, env, "grep", decode(t, `{"pattern":"needle","limit":100}`))
@@ -84,7 +86,7 @@ func TestSearchHonorsGitignore(t *testing.T) {
 
 func TestGrepNamesFilesTooLargeToSearch(t *testing.T) {
 	env := testEnv(t)
-	writeFile(t, filepath.Join(env.Dir, "small.txt"), "needle\n")
+	testfs.Write(t, filepath.Join(env.Dir, "small.txt"), "needle\n")
 	big := filepath.Join(env.Dir, "big.log")
 	f, err := os.Create(big)
 	if err != nil {
@@ -101,9 +103,9 @@ func TestGrepNamesFilesTooLargeToSearch(t *testing.T) {
 
 func TestSearchQuotesOddFileNames(t *testing.T) {
 	env := testEnv(t)
-	writeFile(t, filepath.Join(env.Dir, "two\nlines.txt"), "needle\n")
-	writeFile(t, filepath.Join(env.Dir, "tab\there.txt"), "needle\n")
-	writeFile(t, filepath.Join(env.Dir, "plain é.txt"), "needle\n")
+	testfs.Write(t, filepath.Join(env.Dir, "two\nlines.txt"), "needle\n")
+	testfs.Write(t, filepath.Join(env.Dir, "tab\there.txt"), "needle\n")
+	testfs.Write(t, filepath.Join(env.Dir, "plain é.txt"), "needle\n")
 	os.Symlink("two\nlines.txt", filepath.Join(env.Dir, "link"))
 	wantText(t, run(t, env, "grep", decode(t, `{"pattern":"needle"}`)),
 		"plain é.txt:1:needle\n\"tab\\there.txt\":1:needle\n\"two\\nlines.txt\":1:needle")

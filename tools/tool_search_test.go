@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 // searchTree builds a small project with the directories search must skip.
@@ -25,7 +27,7 @@ func searchTree(t *testing.T) Env {
 		"src/deep/nested/file_test.go": "package nested\n",
 	}
 	for p, c := range files {
-		writeFile(t, filepath.Join(env.Dir, p), c)
+		testfs.Write(t, filepath.Join(env.Dir, p), c)
 	}
 	return env
 }
@@ -53,9 +55,9 @@ func TestGrep(t *testing.T) {
 
 func TestGrepLongLinesAndManyFiles(t *testing.T) {
 	env := testEnv(t)
-	writeFile(t, filepath.Join(env.Dir, "long.txt"), "needle "+strings.Repeat("é", 600))
+	testfs.Write(t, filepath.Join(env.Dir, "long.txt"), "needle "+strings.Repeat("é", 600))
 	for i := range 300 {
-		writeFile(t, filepath.Join(env.Dir, "many", fmt.Sprintf("f%03d.txt", i)), "needle\n")
+		testfs.Write(t, filepath.Join(env.Dir, "many", fmt.Sprintf("f%03d.txt", i)), "needle\n")
 	}
 	res := run(t, env, "grep", decode(t, `{"pattern":"needle","limit":1000}`))
 	lines := strings.Split(res.Text, "\n")

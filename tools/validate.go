@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chatls/chatls/internal/didyoumean"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -178,7 +179,7 @@ func (cs *compiledSchema) collect(ve *jsonschema.ValidationError, out *[]Validat
 		for _, p := range k.Properties {
 			msg := "unknown property"
 			if len(loc) == 0 {
-				if s := closest(p, cs.properties); s != "" {
+				if s := didyoumean.Closest(p, cs.properties); s != "" {
 					msg += fmt.Sprintf(" (did you mean %s?)", s)
 				}
 			}

@@ -13,10 +13,6 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 )
 
-// checkDiagnostics is what `chatls check` and `chatls parse --json` report for
-// a document; the server side can widen it with tool-aware diagnostics.
-var checkDiagnostics = func(doc *chatdoc.Document) []chatdoc.Diagnostic { return doc.Diagnostics }
-
 var severityWords = map[chatdoc.Severity]string{
 	chatdoc.SeverityError: "error", chatdoc.SeverityWarning: "warning",
 	chatdoc.SeverityInformation: "info", chatdoc.SeverityHint: "hint",

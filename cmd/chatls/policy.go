@@ -9,11 +9,6 @@ import (
 	"github.com/chatls/chatls/approval"
 )
 
-// frontmatterOps reads a document's frontmatter option changes and, when
-// the frontmatter could not be evaluated to the end, why (wiring.go
-// connects it to chatdoc).
-var frontmatterOps = func(path string) ([]approval.FrontmatterOp, string, error) { return nil, "", nil }
-
 const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE]
 prints the decision (approve, require_approval or deny) on the first line, then the trace`
 
@@ -57,7 +52,7 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	}
 	req.Tool, req.Input = pos[0], pos[1]
 	if req.DocPath != "" {
-		ops, fmErr, err := frontmatterOps(req.DocPath)
+		ops, fmErr, err := documentFrontmatterOps(req.DocPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "chatls: read frontmatter of %s: %v\n", req.DocPath, err)
 			return 1

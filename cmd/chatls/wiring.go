@@ -21,13 +21,12 @@ import (
 	"github.com/chatls/chatls/tools/plugin"
 )
 
-// The subcommands are written against small package variables so each could
-// be tested alone; this file connects them to the real parser and registry.
-func init() {
-	frontmatterOps = documentFrontmatterOps
-	checkDiagnostics = func(doc *chatdoc.Document) []chatdoc.Diagnostic {
-		return checkTools().diagnostics(doc)
-	}
+// checkDiagnostics is what `chatls check` and `chatls parse --json` report
+// for a document: parse diagnostics plus tool diagnostics (unknown tools,
+// schema violations) against the built-ins and the configured plugins and
+// MCP servers.
+func checkDiagnostics(doc *chatdoc.Document) []chatdoc.Diagnostic {
+	return checkTools().diagnostics(doc)
 }
 
 // checkWait bounds how long `chatls check` waits for a plugin or MCP server

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -94,21 +95,8 @@ func hoverInput(h HoverInfo) string {
 // codeBlock fences content with one more backtick than its longest run, as
 // the .chat writer does, so a JSON string holding a fence cannot break out.
 func codeBlock(lang, content string) string {
-	ticks := strings.Repeat("`", max(3, longestBacktickRun(content)+1))
+	ticks := chatdoc.FenceFor(content)
 	return ticks + lang + "\n" + content + "\n" + ticks + "\n"
-}
-
-func longestBacktickRun(s string) int {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
 }
 
 // statusLine is the status, then the times known, e.g.

@@ -3,11 +3,11 @@ package surface
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/clip"
 )
 
 // symbolNameRunes bounds how much of a message's first line the outline shows.
@@ -121,11 +121,11 @@ func messageSymbolName(text *textWindow, m *chatdoc.Message) string {
 	marker := text.clamp(m.MarkerSpan)
 	if inline := inlineMarkerSpan(text, marker.Start); inline.Len() > 0 {
 		if rest := strings.TrimSpace(text.str(inline.End, max(marker.End, inline.End))); rest != "" {
-			return displayText(name + ": " + truncateRunes(rest, symbolNameRunes)) // pre-0.6 `@You: text`
+			return displayText(name + ": " + clip.Runes(rest, symbolNameRunes)) // pre-0.6 `@You: text`
 		}
 	}
 	if line := firstProseLine(text, m); line != "" {
-		return displayText(name + ": " + truncateRunes(line, symbolNameRunes))
+		return displayText(name + ": " + clip.Runes(line, symbolNameRunes))
 	}
 	var parts []string
 	for _, u := range m.ToolUses {
@@ -145,7 +145,7 @@ func messageSymbolName(text *textWindow, m *chatdoc.Message) string {
 	if len(parts) == 0 {
 		return displayText(name)
 	}
-	return displayText(name + ": " + truncateRunes(summary+strings.Join(parts, ", "), symbolNameRunes))
+	return displayText(name + ": " + clip.Runes(summary+strings.Join(parts, ", "), symbolNameRunes))
 }
 
 // firstProseLine walks the message's lines once, jumping over its blocks.
@@ -188,20 +188,6 @@ func firstProseLine(text *textWindow, m *chatdoc.Message) string {
 		off = max(text.nextLineStart(off), off+1)
 	}
 	return ""
-}
-
-// truncateRunes cuts s to n runes, marking the cut with "…".
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i < len(s) && count < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		count++
-	}
-	return s[:i] + "…"
 }
 
 // displayText makes any document text safe to show: valid UTF-8, never

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	"go.uber.org/zap"
@@ -196,9 +197,9 @@ func (p *process) dispatch(line []byte) error {
 	if err := json.Unmarshal(line, &msg); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
-			return fmt.Errorf("printed something that is not a protocol message on stdout: %q (logs belong on stderr)", clip(line, 80))
+			return fmt.Errorf("printed something that is not a protocol message on stdout: %q (logs belong on stderr)", clip.Bytes(string(line), 80))
 		}
-		return fmt.Errorf("sent a malformed message: %v: %q", err, clip(line, 80))
+		return fmt.Errorf("sent a malformed message: %v: %q", err, clip.Bytes(string(line), 80))
 	}
 	switch msg.Type {
 	case typeInit:
@@ -246,7 +247,7 @@ func (p *process) finish(waitErr error) {
 		reason = errors.New("exited")
 	}
 	if last := p.stderr.LastLine(); last != "" {
-		reason = fmt.Errorf("%w (last stderr line: %q)", reason, clip([]byte(last), 200))
+		reason = fmt.Errorf("%w (last stderr line: %q)", reason, clip.Bytes(last, 200))
 	}
 	p.deathErr = reason
 	pending := p.pending
@@ -285,11 +286,4 @@ func (p *process) stop(grace time.Duration) {
 		procgroup.Kill(p.cmd)
 		<-p.done
 	}
-}
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
