@@ -92,13 +92,7 @@ func TestResultEditThatNeverLandsIsNotRunAgain(t *testing.T) {
 	uri := s.open("refused.chat", onceDoc())
 	s.advance(uri)
 	if err := s.c.WaitFor(60*time.Second, "refusals", func(st *lspclient.State) bool {
-		n := 0
-		for _, e := range st.Events() {
-			if e.Kind == "refused" {
-				n++
-			}
-		}
-		return n >= 3
+		return countEvents(st.Events(), "refused", "") >= 3
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -78,9 +78,14 @@ func (s *session) lineOf(uri, sub string) int {
 
 // refreshes counts the workspace/inlayHint/refresh requests among events.
 func refreshes(events []lspclient.Event) int {
+	return countEvents(events, "refresh", "workspace/inlayHint/refresh")
+}
+
+// countEvents counts the events of a kind (and label, when not "").
+func countEvents(events []lspclient.Event, kind, label string) int {
 	n := 0
 	for _, e := range events {
-		if e.Kind == "refresh" && e.Label == "workspace/inlayHint/refresh" {
+		if e.Kind == kind && (label == "" || e.Label == label) {
 			n++
 		}
 	}

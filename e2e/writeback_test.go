@@ -16,13 +16,7 @@ const silentTimeout = "CHATLS_APPLY_EDIT_TIMEOUT=300ms"
 
 // resultEdits counts the result edits the client applied.
 func resultEdits(events []lspclient.Event) int {
-	n := 0
-	for _, e := range events {
-		if e.Kind == "applyEdit" && e.Label == "chatls: tool result" {
-			n++
-		}
-	}
-	return n
+	return countEvents(events, "applyEdit", "chatls: tool result")
 }
 
 // A client that applies an edit and stays silent — no reply, no didChange
@@ -110,13 +104,7 @@ func TestRefusedResultsAreWrittenWhenTheClientAcceptsAgain(t *testing.T) {
 	// Every result is refused many times (more than the 8 attempts after
 	// which an older chatls gave up for good).
 	if err := s.c.WaitFor(60*time.Second, "many refusals", func(st *lspclient.State) bool {
-		n := 0
-		for _, e := range st.Events() {
-			if e.Kind == "refused" {
-				n++
-			}
-		}
-		return n >= 9
+		return countEvents(st.Events(), "refused", "") >= 9
 	}); err != nil {
 		t.Fatal(err)
 	}
