@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 )
 
 func TestNewEngineErrors(t *testing.T) {
@@ -334,4 +336,25 @@ func TestCheckCommand(t *testing.T) {
 		t.Error("non-object input accepted")
 	}
 	_ = config.WorkspaceFile
+}
+
+// A resolver runs under a supervisor like every process chatls starts: when
+// it times out, what it started dies with it, also a process that left its
+// group with setsid.
+func TestTimedOutResolverLeavesNothingBehind(t *testing.T) {
+	proctest.Skip(t)
+	f := newFixture(t)
+	marker := fmt.Sprintf("chatls-resolver-child-%d", os.Getpid())
+	script := resolverScript(t, t.TempDir(), "spawn.sh",
+		`(setsid sh -c 'exec -a `+marker+` sleep 300' &) ; (exec -a `+marker+` sleep 300) & sleep 30`)
+	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 500\n"
+	e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Decide(context.Background(), Call{ID: "c", Tool: "bash", Input: map[string]any{"command": "ls"}, DocPath: f.doc, WorkspaceRoot: f.root})
+	if v.Decision != RequireApproval || !strings.Contains(v.Format(), "timed out") {
+		t.Fatalf("decision %s\n%s", v.Decision, v.Format())
+	}
+	proctest.AwaitArg0(t, 10*time.Second, marker, "the resolver's children after its timeout", func(n int) bool { return n == 0 })
 }

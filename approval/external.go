@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/clip"
+	"github.com/chatls/chatls/tools/plugin/procgroup"
 )
 
 const defaultResolverTimeout = 2 * time.Second
@@ -94,9 +95,13 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = 64<<10, 4<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
+	// Under a supervisor like every process chatls starts: a timeout, or
+	// chatls dying, ends the resolver and everything it started.
+	procgroup.Prepare(cmd)
+	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
 	cmd.WaitDelay = 200 * time.Millisecond
 	runErr := cmd.Run()
+	procgroup.Kill(cmd) // releases the supervisor's lifeline
 	if ctx.Err() == context.DeadlineExceeded {
 		return Pass, "", fmt.Errorf("timed out after %s", x.timeout)
 	}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package approval
-
-import "os/exec"
-
-func killGroup(cmd *exec.Cmd) {}
