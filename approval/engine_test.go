@@ -345,8 +345,10 @@ func TestTimedOutResolverLeavesNothingBehind(t *testing.T) {
 	proctest.Skip(t)
 	f := newFixture(t)
 	marker := fmt.Sprintf("chatls-resolver-child-%d", os.Getpid())
+	started := filepath.Join(t.TempDir(), "started")
 	script := resolverScript(t, t.TempDir(), "spawn.sh",
-		`(setsid sh -c 'exec -a `+marker+` sleep 300' &) ; (exec -a `+marker+` sleep 300) & sleep 30`)
+		`(setsid bash -c 'exec -a `+marker+` sleep 300' &); bash -c 'exec -a `+marker+` sleep 300' & `+
+			`while [ "$(pgrep -fc '^`+marker+`')" -lt 2 ]; do sleep 0.01; done; touch `+started+`; sleep 30`)
 	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 500\n"
 	e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
 	if err != nil {
@@ -355,6 +357,9 @@ func TestTimedOutResolverLeavesNothingBehind(t *testing.T) {
 	v := e.Decide(context.Background(), Call{ID: "c", Tool: "bash", Input: map[string]any{"command": "ls"}, DocPath: f.doc, WorkspaceRoot: f.root})
 	if v.Decision != RequireApproval || !strings.Contains(v.Format(), "timed out") {
 		t.Fatalf("decision %s\n%s", v.Decision, v.Format())
+	}
+	if _, err := os.Stat(started); err != nil {
+		t.Fatal("the resolver did not start its children in time")
 	}
 	proctest.AwaitArg0(t, 10*time.Second, marker, "the resolver's children after its timeout", func(n int) bool { return n == 0 })
 }
