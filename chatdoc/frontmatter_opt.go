@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chatls/chatls/luavm"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -13,7 +14,7 @@ import (
 // relative to the inherited list (SPEC §1, §4).
 type optRecorder struct {
 	fm        *Frontmatter
-	b         *luaBudget // what the recorder builds is charged like the script's own objects
+	vm        *luavm.VM // what the recorder builds is charged like the script's own objects
 	L         *lua.LState
 	pathMeta  *lua.LTable
 	derivMeta *lua.LTable
@@ -70,13 +71,11 @@ func (r *optRecorder) install(L *lua.LState) {
 // charge counts n bytes the recorder creates for the script (a path string,
 // recorded values): `p = p.x` in a loop must not grow without bound.
 func (r *optRecorder) charge(n int) {
-	if r.b != nil && !(r.b.alloc(n) && r.b.step(n/64)) {
-		r.L.RaiseError("%s", r.b.failed.Error())
-	}
+	r.vm.Charge(n)
 }
 
 func (r *optRecorder) newPath(path string) *lua.LUserData {
-	r.charge(luaCostTable + len(path))
+	r.charge(luavm.CostTable + len(path))
 	ud := r.L.NewUserData()
 	ud.Value = &optPath{path: path}
 	r.L.SetMetatable(ud, r.pathMeta)
@@ -84,7 +83,7 @@ func (r *optRecorder) newPath(path string) *lua.LUserData {
 }
 
 func (r *optRecorder) newDerived(d *optDerived) *lua.LUserData {
-	r.charge(luaCostTable + len(d.ops)*luaCostEntry)
+	r.charge(luavm.CostTable + len(d.ops)*luavm.CostEntry)
 	ud := r.L.NewUserData()
 	ud.Value = d
 	r.L.SetMetatable(ud, r.derivMeta)
@@ -116,7 +115,7 @@ func (r *optRecorder) line() int {
 }
 
 func (r *optRecorder) emit(path, op string, values []any) {
-	r.charge(luaCostEntry + len(path))
+	r.charge(luavm.CostEntry + len(path))
 	r.fm.Options = append(r.fm.Options, OptionOp{Path: path, Op: op, Values: values, Line: r.line()})
 }
 
@@ -148,7 +147,7 @@ func (r *optRecorder) derivedIndex(L *lua.LState) int {
 		L.RaiseError("flemma.opt.%s: a list has no field %q", d.path, L.CheckString(2))
 	}
 	L.Push(L.NewFunction(func(L *lua.LState) int {
-		r.charge(luaCostEntry)
+		r.charge(luavm.CostEntry)
 		d.ops = append(d.ops, OptionOp{Path: d.path, Op: op, Values: r.values(L.Get(2))})
 		L.Push(L.Get(1))
 		return 1
@@ -215,7 +214,7 @@ func (r *optRecorder) assign(path string, value lua.LValue) {
 				L.RaiseError("cannot copy flemma.opt.%s into flemma.opt.%s", x.path, path)
 			}
 			line := r.line()
-			r.charge(len(x.ops) * luaCostEntry)
+			r.charge(len(x.ops) * luavm.CostEntry)
 			for _, op := range x.ops {
 				op.Line = line
 				r.fm.Options = append(r.fm.Options, op)
@@ -224,7 +223,7 @@ func (r *optRecorder) assign(path string, value lua.LValue) {
 			L.RaiseError("flemma.opt.%s: unsupported value", path)
 		}
 	case *lua.LTable:
-		keys := sortedKeys(v)
+		keys := luavm.SortedKeys(v)
 		if v.Len() > 0 || len(keys) == 0 {
 			if len(keys) > 0 || (path == "" && v.Len() > 0) {
 				L.RaiseError("flemma.opt.%s: a table must be a list or have only named fields", path)
@@ -252,7 +251,7 @@ func (r *optRecorder) assign(path string, value lua.LValue) {
 // values converts a scalar or a list of scalars to option values.
 func (r *optRecorder) values(v lua.LValue) []any {
 	if t, ok := v.(*lua.LTable); ok {
-		r.charge(t.Len() * luaCostEntry)
+		r.charge(t.Len() * luavm.CostEntry)
 		out := make([]any, 0, t.Len())
 		for i := 1; i <= t.Len(); i++ {
 			out = append(out, r.scalar(t.RawGetInt(i)))

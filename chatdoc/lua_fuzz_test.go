@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/luavm"
 )
 
 // luaQuote writes s as a Lua string literal of decimal escapes: any bytes.
@@ -21,9 +23,7 @@ func luaQuote(s string) string {
 // smallLuaLimits makes the sandbox's budgets small for fuzzing: coverage
 // instrumentation makes the VM many times slower.
 func smallLuaLimits(t *testing.T) {
-	steps, bytes := luaMaxSteps, luaMaxBytes
-	luaMaxSteps, luaMaxBytes = 100_000, 1<<20
-	t.Cleanup(func() { luaMaxSteps, luaMaxBytes = steps, bytes })
+	t.Cleanup(luavm.SetLimits(100_000, 1<<20))
 }
 
 // assertLuaSane fails on what must never happen: a Go panic inside the

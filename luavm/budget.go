@@ -1,17 +1,16 @@
-package chatdoc
+package luavm
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
 
-// Limits of the frontmatter VM. A frontmatter sets a few options in well under
-// a millisecond; anything near these limits is a mistake or an attack. They
-// are counted for the script alone (not sampled from the process), so the
-// same frontmatter always gives the same result, whatever else runs.
-// Variables only so that fuzz tests can make them small (instrumented code
-// runs slowly).
+// Limits of the VM. A frontmatter sets a few options, a template computes a
+// value, in well under a millisecond; anything near these limits is a
+// mistake or an attack. They are counted for the script alone (not sampled
+// from the process), so the same code always gives the same result,
+// whatever else runs. Variables only so that fuzz tests can make them small
+// (instrumented code runs slowly): see SetLimits.
 var (
 	// luaMaxSteps bounds the work: VM instructions plus the steps of the
 	// pattern matcher and the copying done by library functions.
@@ -23,11 +22,19 @@ var (
 	luaMaxBytes = 32 << 20
 )
 
+// SetLimits changes the step and byte budgets (tests and fuzzing) and
+// returns a function that restores them.
+func SetLimits(steps, bytes int) (restore func()) {
+	oldSteps, oldBytes := luaMaxSteps, luaMaxBytes
+	luaMaxSteps, luaMaxBytes = steps, bytes
+	return func() { luaMaxSteps, luaMaxBytes = oldSteps, oldBytes }
+}
+
 const (
 	// luaMaxString is the longest string one operation may create.
 	luaMaxString = 16 << 20
-	// luaMaxSource is the largest Lua frontmatter evaluated at all.
-	luaMaxSource = 256 << 10
+	// MaxSource is the largest Lua code evaluated at all.
+	MaxSource = 256 << 10
 	// luaMaxNesting bounds the syntax tree's depth, which the compiler
 	// walks recursively (Lua 5.1 itself allows 200 C levels).
 	luaMaxNesting = 200
@@ -35,41 +42,35 @@ const (
 	// frontmatter ends far sooner, so this never decides on its own.
 	luaWallLimit = 10 * time.Second
 
-	luaCostTable    = 64 // a table
-	luaCostEntry    = 32 // a new key in a table
+	// What the budget charges for objects a script makes (hosts charge the
+	// same through VM.Charge for what they make on its behalf).
+	CostTable       = 64 // a table
+	CostEntry       = 32 // a new key in a table
 	luaCostFunction = 96 // a closure
 )
 
-var (
-	errLuaMemory  = errors.New("the frontmatter used too much memory")
-	errLuaSource  = fmt.Errorf("the frontmatter is too long (over %d KB)", luaMaxSource>>10)
-	errLuaNesting = fmt.Errorf("the frontmatter is nested too deeply (over %d levels)", luaMaxNesting)
-	errLuaWall    = fmt.Errorf("the frontmatter ran too long (over %v)", luaWallLimit)
-	// errLuaStringSize refuses one oversized string; the script may catch it.
-	errLuaStringSize = fmt.Errorf("string too large (over %d MB)", luaMaxString>>20)
-)
+// errLuaStringSize refuses one oversized string; the script may catch it.
+var errLuaStringSize = fmt.Errorf("string too large (over %d MB)", luaMaxString>>20)
 
-// luaBudget counts one evaluation's work and memory. Once a limit is hit it
-// stays hit: every further VM instruction fails, so pcall can't go on.
+// luaBudget counts one VM's work and memory. Once a limit is hit it stays
+// hit: every further VM instruction fails, so pcall can't go on. what names
+// the code in messages ("the frontmatter").
 type luaBudget struct {
 	steps, bytes int64
 	failed       error
 	start        time.Time
+	what         string
 }
 
-func newLuaBudget() *luaBudget {
-	return &luaBudget{steps: int64(luaMaxSteps), bytes: int64(luaMaxBytes), start: time.Now()}
-}
-
-func errLuaTimeout() error {
-	return fmt.Errorf("the frontmatter ran too long (over %d steps)", luaMaxSteps)
+func newLuaBudget(what string) *luaBudget {
+	return &luaBudget{steps: int64(luaMaxSteps), bytes: int64(luaMaxBytes), start: time.Now(), what: what}
 }
 
 // step charges n units of work; false (and failed set) when over budget.
 func (b *luaBudget) step(n int) bool {
 	b.steps -= int64(n)
 	if b.steps < 0 && b.failed == nil {
-		b.failed = errLuaTimeout()
+		b.failed = fmt.Errorf("%s ran too long (over %d steps)", b.what, luaMaxSteps)
 	}
 	return b.failed == nil
 }
@@ -78,18 +79,9 @@ func (b *luaBudget) step(n int) bool {
 func (b *luaBudget) alloc(n int) bool {
 	b.bytes -= int64(n)
 	if b.bytes < 0 && b.failed == nil {
-		b.failed = errLuaMemory
+		b.failed = fmt.Errorf("%s used too much memory", b.what)
 	}
 	return b.failed == nil
-}
-
-// exceed records a limit hit by one operation (the first one counts) and
-// returns the failure.
-func (b *luaBudget) exceed(err error) error {
-	if b.failed == nil {
-		b.failed = err
-	}
-	return b.failed
 }
 
 // luaContext is the context gopher-lua checks before every instruction:
@@ -105,7 +97,7 @@ func (c luaContext) Err() error                  { return c.b.failed }
 func (c luaContext) Done() <-chan struct{} {
 	b := c.b
 	if b.step(1) && b.steps&0xffff == 0 && time.Since(b.start) > luaWallLimit {
-		b.failed = errLuaWall
+		b.failed = fmt.Errorf("%s ran too long (over %v)", b.what, luaWallLimit)
 	}
 	if b.failed != nil {
 		return closedDone

@@ -1,4 +1,4 @@
-package chatdoc
+package luavm
 
 import (
 	"fmt"
@@ -28,17 +28,21 @@ const (
 	hidNewFunction
 )
 
-// luaDepthError reports where the syntax tree nests too deeply.
-type luaDepthError struct{ line int }
+// luaDepthError reports where the syntax tree nests too deeply, in the form
+// of a runtime error (CHUNK:LINE: …) so ErrorLine finds the line.
+type luaDepthError struct {
+	chunk, what string
+	line        int
+}
 
 func (e luaDepthError) Error() string {
-	return fmt.Sprintf("%s:%d: %v", luaChunkName, e.line, errLuaNesting)
+	return fmt.Sprintf("%s:%d: %s is nested too deeply (over %d levels)", e.chunk, e.line, e.what, luaMaxNesting)
 }
 
 // checkDepth walks the tree without going deeper than luaMaxNesting (the
 // compiler recurses once per level; a million nested tables would overflow
 // the stack).
-func checkDepth(stmts []ast.Stmt) error {
+func checkDepth(stmts []ast.Stmt, chunk, what string) error {
 	var err error
 	var walk func(n any, depth int)
 	walk = func(n any, depth int) {
@@ -50,7 +54,7 @@ func checkDepth(stmts []ast.Stmt) error {
 			if p, ok := n.(ast.PositionHolder); ok {
 				line = p.Line()
 			}
-			err = luaDepthError{line}
+			err = luaDepthError{chunk, what, line}
 			return
 		}
 		forEachChild(n, func(c any) { walk(c, depth+1) })

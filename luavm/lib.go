@@ -1,4 +1,4 @@
-package chatdoc
+package luavm
 
 import (
 	"math/bits"
@@ -226,7 +226,7 @@ func (x *luaLib) concatTable(L *lua.LState) int {
 
 func (x *luaLib) insert(f lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
-		x.alloc(L, luaCostEntry)
+		x.alloc(L, CostEntry)
 		x.step(L, L.CheckTable(1).Len()/64) // an insert at a position shifts the rest
 		return f(L)
 	}
@@ -276,7 +276,7 @@ func (x *luaLib) rawset(f lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		if L.Get(3) != lua.LNil && t.RawGet(L.Get(2)) == lua.LNil {
-			x.alloc(L, luaCostEntry)
+			x.alloc(L, CostEntry)
 		}
 		return f(L)
 	}
@@ -300,7 +300,7 @@ func (x *luaLib) setIndex(L *lua.LState) int {
 				L.RaiseError("attempt to index a non-table object(%v) with key '%s'", obj.Type().String(), key.String())
 			}
 			if val != lua.LNil {
-				x.alloc(L, luaCostEntry)
+				x.alloc(L, CostEntry)
 			}
 			L.RawSet(tb, key, val)
 			return 0
@@ -326,7 +326,7 @@ func (x *luaLib) newTable(L *lua.LState) int {
 		n := 0
 		tb.ForEach(func(_, _ lua.LValue) { n++ })
 		x.step(L, n)
-		x.alloc(L, luaCostTable+n*luaCostEntry)
+		x.alloc(L, CostTable+n*CostEntry)
 	}
 	L.Push(t)
 	return 1

@@ -1,4 +1,4 @@
-package chatdoc
+package luavm
 
 import (
 	"strconv"

@@ -1,4 +1,4 @@
-package chatdoc
+package luavm
 
 // A Lua 5.1 pattern matcher (after lstrlib.c) whose every step is charged to
 // the evaluation's budget. gopher-lua's own matcher runs inside one Go call
@@ -83,8 +83,8 @@ func matchClass(c, cl byte) bool {
 		res = c >= '0' && c <= '9'
 	case 'l':
 		res = c >= 'a' && c <= 'z'
-	case 'p':
-		res = isASCIIPunct(c)
+	case 'p': // C's ispunct
+		res = c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 	case 's':
 		res = c == ' ' || c >= '\t' && c <= '\r'
 	case 'u':
@@ -92,7 +92,7 @@ func matchClass(c, cl byte) bool {
 	case 'w':
 		res = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 	case 'x':
-		res = isHex(c)
+		res = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 	case 'z':
 		res = c == 0
 	default:
