@@ -17,7 +17,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) fixture {
 	t.Helper()
-	base := resolveLinks(t.TempDir())
+	base := canonicalPath(t.TempDir(), "/", "")
 	f := fixture{root: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp")}
 	f.doc = filepath.Join(f.root, "doc.chat")
 	outside := filepath.Join(base, "outside", "sub")

@@ -2,8 +2,9 @@ package approval
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
+
+	"github.com/chatls/chatls/internal/fspath"
 )
 
 type partKind int
@@ -77,7 +78,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 			if c.cd != "" {
 				target = canonicalPath(c.cd, "/", e.home)
 			}
-			if target != "" && (within(target, env.root) || within(target, env.docDir)) {
+			if target != "" && (fspath.Within(target, env.root) || fspath.Within(target, env.docDir)) {
 				p.builtin = "cd inside the workspace"
 			}
 		} else if why := harmlessBuiltin(c.words); why != "" {
@@ -168,7 +169,7 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 			if writeTools[p.tool] {
 				dirs = env.write
 			}
-			return p.secret == "" && withinAny(p.path, dirs)
+			return p.secret == "" && fspath.WithinAny(p.path, dirs)
 		}
 		if r.path == nil || !r.path.match(p.path, env.root) {
 			return false
@@ -242,14 +243,4 @@ func (r *rule) matchInput(input map[string]any) bool {
 		}
 	}
 	return false
-}
-
-// relToRoot shows a path relative to the workspace root when inside it.
-func relToRoot(p, root string) string {
-	if within(p, root) {
-		if rel, err := filepath.Rel(root, p); err == nil {
-			return rel
-		}
-	}
-	return p
 }

@@ -1,116 +1,24 @@
 package approval
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/chatls/chatls/internal/fspath"
 )
 
 // canonicalPath makes p absolute (relative to base, ~ to home) and resolves
-// it the way the kernel does: component by component, following each
-// symlink before a later ".." is applied — "link/.." is the directory
-// holding the link's target, not the one holding the link. Components that
-// don't exist count as plain directories (a write creates them), and a
-// dangling symlink at the end is followed, as a write would.
+// it the way the kernel does (fspath: the tools touch the same path). A
+// path that cannot be resolved (a symlink loop) is "": inside no
+// directory, so nothing is approved for it.
 func canonicalPath(p, base, home string) string {
-	switch {
-	case p == "~":
-		p = home
-	case strings.HasPrefix(p, "~/"):
-		p = home + "/" + p[2:]
-	case !filepath.IsAbs(p):
-		p = base + "/" + p
+	c, err := fspath.Canonical(p, base, home)
+	if err != nil {
+		return ""
 	}
-	return resolveLinks(p)
-}
-
-// resolveLinks follows symlinks component by component.
-func resolveLinks(p string) string {
-	if !filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return resolveFrom("/", p)
-}
-
-// resolveFrom resolves rel (or an absolute path) from base, which must be
-// canonical already: a relative argument in a known directory costs one
-// lstat per own component.
-func resolveFrom(base, rel string) string {
-	parts := strings.Split(rel, "/")
-	cur := base
-	if filepath.IsAbs(rel) {
-		cur = "/"
-	}
-	missing := false // cur does not exist: nothing below it can be a link
-	for hops := 0; len(parts) > 0; {
-		part := parts[0]
-		parts = parts[1:]
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			missing = false
-			if cur != "/" {
-				if _, err := os.Lstat(cur); err != nil {
-					missing = true
-				}
-			}
-			continue
-		}
-		next := filepath.Join(cur, part)
-		if missing {
-			cur = next
-			continue
-		}
-		fi, err := os.Lstat(next)
-		if err != nil {
-			cur, missing = next, true
-			continue
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > 40 {
-			return filepath.Join(append([]string{next}, parts...)...)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			cur = next
-			continue
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		// The target's own components, unresolved, go first: a link to
-		// "a/../b" is resolved like a path written that way.
-		parts = append(strings.Split(target, "/"), parts...)
-	}
-	return cur
-}
-
-// within reports whether p is dir or inside it (both canonical).
-func within(p, dir string) bool {
-	if dir == "" {
-		return false
-	}
-	if p == dir || dir == "/" {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
-func withinAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if within(p, d) {
-			return true
-		}
-	}
-	return false
+	return c
 }
 
 // sensitiveToken names the secret-looking part of p ("" if none): the text
@@ -195,7 +103,7 @@ func (e *Engine) sensitive(p string) string {
 		return t
 	}
 	for _, d := range e.configDirs {
-		if within(p, d.path) {
+		if fspath.Within(p, d.path) {
 			return d.token
 		}
 	}
@@ -255,7 +163,11 @@ func (e *Engine) argPathSecret(cwd, arg string) string {
 	case strings.HasPrefix(arg, "~"):
 		return ""
 	}
-	return e.sensitive(resolveFrom(cwd, arg))
+	c, err := fspath.ResolveFrom(cwd, arg)
+	if err != nil {
+		return "an unresolvable path"
+	}
+	return e.sensitive(c)
 }
 
 // pathPattern is a gitignore-style glob: relative to the workspace root,
@@ -312,7 +224,10 @@ func canonicalGlobPrefix(g string) string {
 	if i <= 1 {
 		return g
 	}
-	prefix := resolveLinks(filepath.Clean("/" + strings.Join(parts[:i], "/")))
+	prefix := filepath.Clean("/" + strings.Join(parts[:i], "/"))
+	if c, err := fspath.Resolve(prefix); err == nil {
+		prefix = c
+	}
 	rest := strings.Join(parts[i:], "/")
 	if rest == "" {
 		return prefix
@@ -325,7 +240,7 @@ func canonicalGlobPrefix(g string) string {
 func (pp *pathPattern) match(p, root string) bool {
 	target := p
 	if !pp.absolute {
-		if root == "" || !within(p, root) {
+		if root == "" || !fspath.Within(p, root) {
 			return false
 		}
 		rel, err := filepath.Rel(root, p)

@@ -3,6 +3,8 @@ package approval
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/chatls/chatls/internal/fspath"
 )
 
 // subcommandTools take a subcommand as first argument, so the narrowest
@@ -91,7 +93,7 @@ func suggestBash(call Call) string {
 		if w.nested {
 			continue
 		}
-		if w.reason != "" || root == "" || !within(canonicalPath(w.path, "/", ""), canonicalPath(root, "/", "")) {
+		if w.reason != "" || root == "" || !fspath.Within(canonicalPath(w.path, "/", ""), canonicalPath(root, "/", "")) {
 			return ""
 		}
 	}
@@ -100,7 +102,7 @@ func suggestBash(call Call) string {
 		if c.nested || len(c.words) == 0 || harmlessBuiltin(c.words) != "" {
 			continue
 		}
-		if c.isCd && c.cd != "" && root != "" && within(canonicalPath(c.cd, "/", ""), canonicalPath(root, "/", "")) {
+		if c.isCd && c.cd != "" && root != "" && fspath.Within(canonicalPath(c.cd, "/", ""), canonicalPath(root, "/", "")) {
 			continue // cd inside the workspace needs no rule
 		}
 		r := commandRule(c.words)
@@ -226,7 +228,7 @@ func suggestPath(call Call) string {
 	if call.Tool != "ls" && call.Tool != "find" && call.Tool != "grep" {
 		dir = filepath.Dir(p)
 	}
-	if root != "" && within(dir, root) {
+	if root != "" && fspath.Within(dir, root) {
 		rel, _ := filepath.Rel(root, dir)
 		if rel == "." {
 			if dir == p {

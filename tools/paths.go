@@ -1,87 +1,60 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/chatls/chatls/internal/fspath"
 )
 
-// resolvePath makes a tool's path argument absolute: `~/` is the home
-// directory, relative paths are relative to the document's directory.
-func resolvePath(env Env, p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, p[1:])
-		}
+// toolPath resolves a tool's path argument the way the policy does
+// (fspath: the kernel's semantics, symlinks before ".."): `~/` is the home
+// directory, relative paths are relative to the document's directory. It
+// is the path the policy decided on, and the one the tool touches.
+func toolPath(env Env, p string) (string, error) {
+	home, _ := os.UserHomeDir()
+	base := env.Dir
+	if base == "" {
+		base, _ = os.Getwd()
 	}
-	if !filepath.IsAbs(p) {
-		base := env.Dir
-		if base == "" {
-			base, _ = os.Getwd()
-		}
-		p = filepath.Join(base, p)
-	}
-	return filepath.Clean(p)
+	return fspath.Canonical(p, base, home)
 }
 
-// canonicalPath resolves `..` and every symlink of an absolute path, also
-// when its last components do not exist yet (a file about to be written):
-// the longest existing prefix is resolved and the rest appended.
-func canonicalPath(p string) (string, error) {
-	p = filepath.Clean(p)
-	rest := ""
-	for i := 0; i < 256; i++ {
-		resolved, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(resolved, rest), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			// A dangling symlink is ErrNotExist too; anything else (loops, permissions) is refused.
-			return "", err
-		}
-		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
-			// Dangling symlink: follow it by hand so writing through it is checked at its target.
-			target, rerr := os.Readlink(p)
-			if rerr != nil {
-				return "", rerr
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(p), target)
-			}
-			p = filepath.Clean(target)
-			continue
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest), nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-	return "", fmt.Errorf("too many levels of symbolic links")
-}
-
-// checkWritable refuses, when writes are restricted (Env.RestrictWrites, or
-// the sandbox on), a path whose canonical form
-// lies outside every canonical writable directory. It returns the canonical
-// path, which is what the caller must then write.
-func checkWritable(env Env, abs, shown string) (string, error) {
-	canon, err := canonicalPath(abs)
+// writeTarget resolves a path a tool writes. When writes are restricted
+// (Env.RestrictWrites, or the sandbox on) a path outside every writable
+// directory is refused. It returns the canonical path and the directory
+// the write goes through (fspath.Open): the innermost writable directory
+// holding it, else "/" — so the file decided on is the file written, and a
+// symlink swapped in meanwhile cannot carry the write out of it.
+func writeTarget(env Env, shown string) (target, through string, err error) {
+	target, err = toolPath(env, shown)
 	if err != nil {
-		return "", fmt.Errorf("Cannot resolve %s: %v", shown, err)
+		return "", "", fmt.Errorf("Cannot resolve %s: %v", shown, err)
+	}
+	dirs := writableDirs(env)
+	if through = fspath.Innermost(target, dirs); through != "" {
+		return target, through, nil
 	}
 	if !env.RestrictWrites && !env.Sandbox.Enabled {
-		return canon, nil
+		return target, "/", nil
 	}
-	for _, dir := range writableDirs(env) {
-		if within(canon, dir) {
-			return canon, nil
-		}
+	return "", "", fmt.Errorf("Refusing to write %s: %s is outside the writable directories (%s). Ask the user or add the directory to sandbox.writable.",
+		shown, target, strings.Join(dirs, ", "))
+}
+
+// openWrite opens the root a write goes through (see writeTarget) and
+// returns the target's name inside it.
+func openWrite(env Env, shown string) (*os.Root, string, error) {
+	target, through, err := writeTarget(env, shown)
+	if err != nil {
+		return nil, "", err
 	}
-	return "", fmt.Errorf("Refusing to write %s: %s is outside the writable directories (%s). Ask the user or add the directory to sandbox.writable.",
-		shown, canon, strings.Join(writableDirs(env), ", "))
+	root, rel, err := fspath.Open(through, target)
+	if err != nil {
+		return nil, "", fmt.Errorf("Cannot write %s: %v", shown, err)
+	}
+	return root, rel, nil
 }
 
 // writableDirs is the canonical writable set: Env.Writable plus sandbox.writable.
@@ -92,7 +65,7 @@ func writableDirs(env Env) []string {
 		if d == "" {
 			continue
 		}
-		c, err := canonicalPath(resolvePath(env, d))
+		c, err := toolPath(env, d)
 		if err != nil || seen[c] {
 			continue
 		}
@@ -102,8 +75,13 @@ func writableDirs(env Env) []string {
 	return out
 }
 
-// within reports whether p is dir or below it (both canonical).
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+// readPath is toolPath for tools that only look (read, ls, find, grep, the
+// bash directory): a path that cannot be resolved (a symlink loop) is
+// given as written, and opening it reports the loop.
+func readPath(env Env, p string) string {
+	if c, err := toolPath(env, p); err == nil {
+		return c
+	}
+	home, _ := os.UserHomeDir()
+	return fspath.Abs(p, env.Dir, home)
 }

@@ -53,7 +53,7 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 
 	dir := env.Dir
 	if env.BashCwd != "" {
-		dir = resolvePath(env, env.BashCwd)
+		dir = readPath(env, env.BashCwd)
 	}
 	if dir == "" {
 		dir, _ = os.Getwd()

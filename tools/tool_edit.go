@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 )
@@ -40,14 +39,15 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	if oldText == "" {
 		return errorResult("oldText must not be empty; use write to create or overwrite %s", shown)
 	}
-	target, err := checkWritable(env, resolvePath(env, shown), shown)
+	root, rel, err := openWrite(env, shown)
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	defer root.Close()
+	if fi, err := root.Stat(rel); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return notRegularResult(shown, fi.Mode(), "edit only edits files")
 	}
-	data, err := os.ReadFile(target)
+	data, err := root.ReadFile(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errorResult("File not found: %s", shown)
@@ -74,7 +74,7 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	at := strings.Index(content, oldText)
 	updated := content[:at] + newText + content[at+len(oldText):]
-	if err := writeFileKeepingMode(target, []byte(updated)); err != nil {
+	if err := root.WriteFile(rel, []byte(updated), 0o644); err != nil {
 		return errorResult("Cannot write %s: %v", shown, err)
 	}
 	return Result{Text: "Successfully replaced text in " + shown + "."}

@@ -50,7 +50,7 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 	if !doublestar.ValidatePattern(pattern) {
 		return errorResult("Invalid glob: %s", pattern)
 	}
-	root := resolvePath(env, shownRoot)
+	root := readPath(env, shownRoot)
 	if shownRoot == "" {
 		shownRoot = "."
 	}

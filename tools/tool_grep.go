@@ -64,7 +64,7 @@ func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
 	if glob != "" && !doublestar.ValidatePattern(glob) {
 		return errorResult("Invalid glob: %s", glob)
 	}
-	root := resolvePath(env, shownRoot)
+	root := readPath(env, shownRoot)
 	if shownRoot == "" {
 		shownRoot = "."
 	}

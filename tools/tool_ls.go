@@ -47,7 +47,7 @@ func (lsTool) Run(ctx context.Context, call Call, env Env) Result {
 	if !ok || limit <= 0 {
 		limit = defaultLsLimit
 	}
-	dir := resolvePath(env, shown)
+	dir := readPath(env, shown)
 	if shown == "" {
 		shown = "."
 	}

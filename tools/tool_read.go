@@ -43,7 +43,7 @@ func (readTool) Run(ctx context.Context, call Call, env Env) Result {
 	if shown == "" {
 		return errorResult("No path provided")
 	}
-	abs := resolvePath(env, shown)
+	abs := readPath(env, shown)
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

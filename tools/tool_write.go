@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -36,33 +35,26 @@ func (writeTool) Run(ctx context.Context, call Call, env Env) Result {
 	if shown == "" {
 		return errorResult("No path provided")
 	}
-	target, err := checkWritable(env, resolvePath(env, shown), shown)
+	root, rel, err := openWrite(env, shown)
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+	defer root.Close()
+	if fi, err := root.Stat(rel); err == nil && fi.IsDir() {
 		return errorResult("%s is a directory", shown)
 	} else if err == nil && !fi.Mode().IsRegular() {
 		return notRegularResult(shown, fi.Mode(), "write only writes files")
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return errorResult("Cannot create the directory of %s: %v", shown, err)
 	}
-	if err := writeFileKeepingMode(target, []byte(content)); err != nil {
+	// Overwritten in place (the mode is only for a new file), so an
+	// executable stays executable and hard links keep pointing at it.
+	if err := root.WriteFile(rel, []byte(content), 0o644); err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return errorResult("Permission denied: %s", shown)
 		}
 		return errorResult("Cannot write %s: %v", shown, err)
 	}
 	return Result{Text: "Successfully wrote " + strconv.Itoa(len(content)) + " bytes to " + shown}
-}
-
-// writeFileKeepingMode overwrites in place, so an executable stays executable
-// and hard links keep pointing at the file.
-func writeFileKeepingMode(path string, data []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	return os.WriteFile(path, data, mode)
 }
