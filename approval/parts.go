@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/internal/fspath"
 )
 
@@ -141,11 +142,7 @@ func commandLabel(words []word) string {
 	for i, w := range words {
 		parts[i] = displayWord(w)
 	}
-	s := strings.Join(parts, " ")
-	if len(s) > 80 {
-		s = s[:77] + "…"
-	}
-	return "`" + s + "`"
+	return "`" + clip.Runes(strings.Join(parts, " "), 78) + "`"
 }
 
 // allowMatches reports whether an approve/ask entry covers the part.

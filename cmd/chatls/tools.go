@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/plugin"
@@ -112,14 +113,11 @@ var startToolSources = func(reg *tools.Registry, cfg custom.Config) *custom.Set 
 
 // firstSentence keeps the table one line per tool.
 func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = clip.Spaces(s)
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:99]) + "…"
-	}
-	return s
+	return clip.Runes(s, 100)
 }
 
 // paramSummary renders a tool's input schema as its parameter names,
@@ -182,11 +180,7 @@ func paramSummary(schema json.RawMessage) string {
 			parts[i] += "?"
 		}
 	}
-	out := strings.Join(parts, ", ")
-	if r := []rune(out); len(r) > 60 {
-		out = string(r[:59]) + "…"
-	}
-	return out
+	return clip.Runes(strings.Join(parts, ", "), 60)
 }
 
 // nullable reports whether a property schema admits null (`"type":
