@@ -212,7 +212,7 @@ func decideRows() []decideRow {
 		"rm -rfv x", D,
 		"rm x -rf", D,
 		"rm -r x", R,
-		"CMD=rm; $CMD -rf x", R,
+		"CMD=rm; $CMD -rf x", D, // incomplete analysis: deny rules scan every word (issue 13)
 		"${X:-rm} -rf x", D,
 		"/bin/r? -rf x", D,
 		"r* -rf x", D,
@@ -261,7 +261,7 @@ func decideRows() []decideRow {
 		"PATH=/tmp/evil:$PATH go test", R,
 		"export PATH=/x; go test", R,
 		"LD_PRELOAD=/x.so go test", R,
-		"GIT_SSH_COMMAND='rm -rf ~' git status", R,
+		"GIT_SSH_COMMAND='rm -rf ~' git status", D, // a command git may run: the deny scan sees it
 		"GOFLAGS=-exec=/tmp/x go test", R,
 		"env GOOS=linux go test", A,
 		"env -i go test", A,

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/chatls/chatls/internal/clip"
@@ -68,12 +69,35 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 	if !ok {
 		return nil, []string{"the bash call has no command string"}
 	}
-	a := analyzeShell(cmd, env.docDir, e.home)
+	reading, why := bashReading(cmd)
+	a := analyzeShell(reading, env.docDir, e.home)
+	if why != "" {
+		a.opaque = append(a.opaque, why)
+	}
+	parts := e.analysisParts(a, env, false)
+	// Other ways bash may read the text only matter for deny rules.
+	if alt := blankReading(reading); alt != "" {
+		parts = append(parts, e.analysisParts(analyzeShell(alt, env.docDir, e.home), env, true)...)
+	}
+	if len(a.opaque) > 0 {
+		// The analysis is incomplete: deny rules also look at every
+		// command the text could run.
+		for _, words := range e.scanForDeny(reading) {
+			c := &shellCommand{words: words, denyForms: [][]word{words}, nested: true, cwd: env.docDir}
+			parts = append(parts, part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(words), denyOnly: true})
+		}
+	}
+	return parts, a.opaque
+}
+
+// analysisParts turns an analysis into parts; denyOnly makes every part one
+// only deny rules look at (another reading of the same text).
+func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []part {
 	var parts []part
 	canon := map[string]string{env.docDir: env.docDir}
 	for i := range a.commands {
 		c := &a.commands[i]
-		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested}
+		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested || denyOnly}
 		if c.isCd {
 			target := ""
 			if c.cd != "" {
@@ -91,7 +115,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		parts = append(parts, p)
 	}
 	for _, w := range a.writes {
-		p := part{kind: partWrite, tool: "write", denyOnly: w.nested}
+		p := part{kind: partWrite, tool: "write", denyOnly: w.nested || denyOnly}
 		if w.reason != "" {
 			p.blocked = fmt.Sprintf("%s writes a file: %s", w.via, w.reason)
 			p.label = "write via " + w.via
@@ -105,7 +129,36 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		}
 		parts = append(parts, p)
 	}
-	return parts, a.opaque
+	return parts
+}
+
+// scanForDeny is denyScan's candidates that a bash deny rule could match
+// (their name matches one), so that a long text costs little.
+func (e *Engine) scanForDeny(text string) [][]word {
+	var names []string
+	for i := range e.rules.deny {
+		r := e.rules.deny[i].rule
+		switch {
+		case !r.toolMatches("bash"):
+		case r.bare || r.cmd == nil:
+			return nil // bash is denied whole: nothing to look for
+		default:
+			names = append(names, r.cmd.name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var out [][]word
+	for _, words := range denyScan(text) {
+		for _, n := range names {
+			if wildcard(n, words[0].text) || wildcard(n, path.Base(words[0].text)) {
+				out = append(out, words)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // harmlessBuiltin covers shell builtins with no effect outside the shell.
@@ -181,6 +234,9 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
 	switch p.kind {
 	case partCommand:
+		if r.path != nil && r.sameEffect("read") {
+			return e.commandReadsMatch(r, p.cmd, env)
+		}
 		if !r.toolMatches("bash") {
 			return denyNo
 		}
@@ -196,7 +252,7 @@ func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
 		}
 		return best
 	case partWrite:
-		if !r.toolMatches("write") && !r.toolMatches("edit") {
+		if !r.sameEffect("write") {
 			return denyNo
 		}
 		if r.bare {
@@ -213,7 +269,7 @@ func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
 		}
 		return denyNo
 	case partPath:
-		if !r.toolMatches(p.tool) {
+		if !r.sameEffect(p.tool) {
 			return denyNo
 		}
 		if r.bare || r.path != nil && p.path != "" && r.path.match(p.path, env.root) {

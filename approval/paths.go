@@ -128,6 +128,16 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 			cwd = cc
 		}
 	}
+	if len(c.words) > 0 && !noFileArgs[path.Base(c.words[0].text)] {
+		for _, a := range c.words[1:] {
+			if a.tainted {
+				return "a value this command makes at run time", displayWord(a)
+			}
+		}
+	}
+	if c.unknownRead {
+		return "a file named by a value this command makes at run time", "<"
+	}
 	for _, a := range c.words[1:] {
 		if a.glob {
 			if t := globSecret(a.text); t != "" {
@@ -265,4 +275,40 @@ func (pp *pathPattern) names(token string) bool {
 var shellStartupFiles = map[string]bool{
 	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".profile": true,
 	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true,
+}
+
+// commandReadsMatch applies a read deny rule (read(private/**)) to a bash
+// command by its effect: any argument that names a path the rule covers
+// (cat private/x, grep x private/), or a file its statement reads (<),
+// denies it; an argument made at run time may (the call asks).
+func (e *Engine) commandReadsMatch(r *rule, c *shellCommand, env callEnv) denyResult {
+	cwd := c.cwd
+	if cwd != "" {
+		cwd = canonicalPath(cwd, "/", e.home)
+	}
+	res := denyNo
+	check := func(p string) {
+		if p != "" && r.path.match(p, env.root) {
+			res = denyYes
+		}
+	}
+	for _, rd := range c.reads {
+		check(canonicalPath(rd, "/", e.home))
+	}
+	if len(c.words) == 0 || noFileArgs[path.Base(c.words[0].text)] {
+		return res
+	}
+	for _, a := range c.words[1:] {
+		if a.tainted || a.dyn && a.lead == 0 {
+			res = max(res, denyMaybe)
+			continue
+		}
+		for _, piece := range strings.FieldsFunc(a.text, func(r rune) bool { return r == '=' || r == '@' || r == ',' || r == ':' }) {
+			if strings.HasPrefix(piece, "-") || cwd == "" && !strings.HasPrefix(piece, "/") && !strings.HasPrefix(piece, "~") {
+				continue
+			}
+			check(canonicalPath(piece, cwd, e.home))
+		}
+	}
+	return res
 }

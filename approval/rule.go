@@ -14,6 +14,31 @@ var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "grep
 // writeTools change files: presets approve them only inside the writable set.
 var writeTools = map[string]bool{"write": true, "edit": true}
 
+// readTools only look at files.
+var readTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true}
+
+// sameEffect says whether a deny rule written for one path tool applies
+// to a call of tool: path deny rules apply by effect (SPEC §4) — a rule
+// denying reads of private/** stops grep and ls in it, one denying writes
+// to secrets/** stops edit.
+func (r *rule) sameEffect(tool string) bool {
+	if r.toolMatches(tool) {
+		return true
+	}
+	group := readTools
+	if writeTools[tool] {
+		group = writeTools
+	} else if !readTools[tool] {
+		return false
+	}
+	for t := range group {
+		if r.toolMatches(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // rule is one compiled `TOOL` or `TOOL(PATTERN)`.
 type rule struct {
 	text    string

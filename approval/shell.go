@@ -2,6 +2,7 @@ package approval
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 
@@ -24,8 +25,10 @@ type shellCommand struct {
 	isCd       bool
 	// cwd is where the command runs ("" when unknown) and reads the files
 	// its statement redirects from (<): both for the sensitive-path check.
-	cwd   string
-	reads []string
+	// unknownRead: one of them is named by a value made at run time.
+	cwd         string
+	reads       []string
+	unknownRead bool
 }
 
 // writeTarget is a file a command writes, removes or truncates.
@@ -68,7 +71,7 @@ const (
 // where it runs (relative paths join it); home expands ~.
 func analyzeShell(cmd, dir, home string) *shellAnalysis {
 	a := &shellAnalysis{}
-	w := &shellWalker{a: a, home: home}
+	w := &shellWalker{a: a, home: home, vars: map[string]string{}, touched: map[string]bool{}}
 	w.parse(cmd, dir, false, 0)
 	return a
 }
@@ -76,7 +79,15 @@ func analyzeShell(cmd, dir, home string) *shellAnalysis {
 type shellWalker struct {
 	a    *shellAnalysis
 	home string
-	alts int // readings of ambiguous commands checked so far
+	// vars are the literal values of variables assigned so far in straight-
+	// line code ("x=.env; cat $x" reads .env); touched are all variables the
+	// command sets in any way. A touched variable without a known value is
+	// tainted: its value is made at run time by this command.
+	vars    map[string]string
+	touched map[string]bool
+	// createdPaths are paths commands put in place (created).
+	createdPaths []string
+	alts         int // readings of ambiguous commands checked so far
 	// wrapDepth is how many simple commands are being analysed inside each
 	// other (wrappers, find -exec).
 	wrapDepth int
@@ -90,8 +101,10 @@ type scope struct {
 	// stdinCode is here-doc/here-string text fed to this statement (a shell
 	// reading it runs it).
 	stdinCode []string
-	// reads are files the statement's input redirections (<) read.
-	reads []string
+	// reads are files the statement's input redirections (<) read;
+	// unknownRead says one reads a file named at run time.
+	reads       []string
+	unknownRead bool
 	// cdUnsure: a cd just ran whose directory did not exist when checked;
 	// if it fails, the next statement after ; runs in the old directory.
 	cdUnsure bool
@@ -164,6 +177,10 @@ func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
 	if r.Word != nil {
 		w.scanWord(r.Word, sc)
 	}
+	target := word{}
+	if r.Word != nil {
+		target = w.resolveIn(r.Word)
+	}
 	if r.Hdoc != nil {
 		w.scanWord(r.Hdoc, sc)
 		if t := resolveWord(r.Hdoc); !t.dyn {
@@ -175,10 +192,12 @@ func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
 	switch r.Op {
 	case syntax.RdrIn, syntax.RdrInOut:
 		if r.Word != nil {
-			if t := resolveWord(r.Word); !t.dyn {
+			if t := target; !t.dyn {
 				if p, ok := w.joinPath(sc.cwd, t.text); ok {
 					sc.reads = append(sc.reads, p)
 				}
+			} else if t.tainted {
+				sc.unknownRead = true
 			}
 		}
 	}
@@ -193,7 +212,7 @@ func (w *shellWalker) redirect(r *syntax.Redirect, sc *scope) {
 		if r.Word == nil {
 			return
 		}
-		t := resolveWord(r.Word)
+		t := target
 		if r.Op == syntax.DplOut && !t.dyn && (t.text == "-" || isDigits(t.text)) {
 			return // 2>&1, >&-: duplicates a descriptor, writes no file
 		}
@@ -217,8 +236,34 @@ func (w *shellWalker) write(t word, sc *scope, via string) {
 			wt.reason = "the target is relative to a directory the command changed to at run time"
 		}
 		wt.path = p
+		if by := w.createdBy(p); by != "" && wt.reason == "" {
+			wt.reason = "the target may be a symlink that " + by + " put in place earlier in this command"
+		}
 	}
 	w.a.writes = append(w.a.writes, wt)
+}
+
+// created records a path a command puts in place (cp, ln, mv, install,
+// tar -x): it may be a symlink, so later writes through it are not checked
+// against where they seem to go. An unknown path makes every later write
+// unknown.
+func (w *shellWalker) created(t word, sc *scope) {
+	p, ok := w.joinPath(sc.cwd, t.text)
+	if t.dyn || t.glob || !ok {
+		p = "/"
+	}
+	w.createdPaths = append(w.createdPaths, path.Clean(p))
+}
+
+// createdBy says whether p is, or is inside, a path put in place earlier.
+func (w *shellWalker) createdBy(p string) string {
+	p = path.Clean(p)
+	for _, c := range w.createdPaths {
+		if p == c || c == "/" || strings.HasPrefix(p, c+"/") {
+			return "a copy, move or link"
+		}
+	}
+	return ""
 }
 
 func harmlessDevice(p string) bool {
@@ -264,15 +309,23 @@ func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
 	// directory unknown afterwards.
 	conditional := func(f func(*scope)) {
 		inner := *sc
+		before := maps.Clone(w.vars)
 		f(&inner)
 		if inner.cwd != start {
 			sc.cwd = ""
+		}
+		for name, v := range w.vars {
+			if old, ok := before[name]; !ok || old != v {
+				delete(w.vars, name) // assigned in a part that may not run
+			}
 		}
 	}
 	// isolated runs in a subshell: nothing carries over.
 	isolated := func(f func(*scope)) {
 		inner := *sc
+		before := maps.Clone(w.vars)
 		f(&inner)
+		w.vars = before
 	}
 	switch c := cmd.(type) {
 	case nil:
@@ -316,8 +369,13 @@ func (w *shellWalker) command(cmd syntax.Command, sc *scope) {
 				if l.Name != nil {
 					w.setsVariable(l.Name.Value)
 				}
+				var items []word
 				for _, it := range l.Items {
 					w.scanWord(it, s)
+					items = append(items, w.expandBraces(it)...)
+				}
+				if l.Name != nil && w.forEachLiteral(l.Name.Value, items, func() { w.stmts(c.Do, s) }) {
+					return
 				}
 			case *syntax.CStyleLoop:
 				w.arithm(l, s)
@@ -520,11 +578,12 @@ func (w *shellWalker) decl(c *syntax.DeclClause, sc *scope) {
 		w.assign(as, sc)
 	}
 	w.a.commands = append(w.a.commands, shellCommand{
-		words:     []word{{text: variant, lead: len(variant)}},
-		denyForms: [][]word{{{text: variant, lead: len(variant)}}},
-		nested:    sc.nested,
-		cwd:       sc.cwd,
-		reads:     sc.reads,
+		words:       []word{{text: variant, lead: len(variant)}},
+		denyForms:   [][]word{{{text: variant, lead: len(variant)}}},
+		nested:      sc.nested,
+		cwd:         sc.cwd,
+		reads:       sc.reads,
+		unknownRead: sc.unknownRead,
 	})
 }
 
@@ -611,6 +670,8 @@ func orEmpty(w *syntax.Word) *syntax.Word {
 // setsVariable flags assignments to variables that change what later
 // commands do.
 func (w *shellWalker) setsVariable(name string) {
+	w.touched[name] = true
+	delete(w.vars, name)
 	if why := dangerousVariable(name); why != "" {
 		w.opaque("setting %s %s", name, why)
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,15 +21,39 @@ func (w *shellWalker) call(c *syntax.CallExpr, sc *scope) {
 	for _, as := range c.Assigns {
 		w.assign(as, sc)
 	}
+	if len(c.Args) == 0 {
+		w.rememberAssigns(c.Assigns)
+	}
 	words := make([]word, 0, len(c.Args))
 	for _, a := range c.Args {
 		w.scanWord(a, sc)
-		words = append(words, resolveWord(a))
+		words = append(words, w.expandBraces(a)...)
 	}
 	if len(words) == 0 {
 		return
 	}
 	w.simple(words, sc, nil, nil)
+}
+
+// maxBraceWords bounds what one word's brace expansion may produce.
+const maxBraceWords = 256
+
+// expandBraces resolves a word after brace expansion, as bash expands braces
+// before anything else: "cat .{e,x}nv" reads .env, "{rm,-rf,x}" runs rm.
+func (w *shellWalker) expandBraces(a *syntax.Word) []word {
+	if !syntax.SplitBraces(a) {
+		return []word{w.resolveIn(a)}
+	}
+	var out []word
+	for ew, err := range expand.BracesSeq(nil, a) {
+		if err != nil || len(out) >= maxBraceWords {
+			w.opaque("a brace expansion makes too many words to check")
+			out = append(out, dynWord)
+			break
+		}
+		out = append(out, w.resolveIn(ew))
+	}
+	return out
 }
 
 // simple analyses one simple command, unwrapping wrappers. forms are the
@@ -47,7 +72,7 @@ func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged
 	defer func() { w.wrapDepth-- }()
 	forms = append(forms[:len(forms):len(forms)], words)
 	record := func(extra func(*shellCommand)) {
-		cmd := shellCommand{words: words, denyForms: forms, nested: sc.nested, cwd: sc.cwd, reads: sc.reads}
+		cmd := shellCommand{words: words, denyForms: forms, nested: sc.nested, cwd: sc.cwd, reads: sc.reads, unknownRead: sc.unknownRead}
 		if privileged != nil {
 			cmd.words = privileged
 		}
@@ -107,6 +132,7 @@ func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged
 	w.builtin(base, args, sc)
 	record(nil)
 	w.effects(base, args, sc)
+	w.optionEffects(base, args, sc)
 }
 
 // alternatives analyses, for deny rules only, every way args could be read
@@ -255,7 +281,10 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 		}
 	case "exec":
 		if len(inner) == 0 {
-			return // exec with redirections only
+			// exec with redirections only: they stay open for the rest of
+			// the shell (exec 3< .env; cat <&3), so what they read counts here.
+			record(nil)
+			return
 		}
 	case "watch":
 		if _, ok := p.has("--exec"); !ok {
@@ -277,6 +306,16 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 			return
 		}
 	case "xargs":
+		if h, ok := p.has("--arg-file"); ok {
+			// The arguments come from a file: the inner command reads it too.
+			if t := h.value; t.dyn {
+				w.opaque("xargs reads its arguments from a file named at run time")
+			} else if p, ok := w.joinPath(sc.cwd, t.text); ok {
+				sub.reads = append(sub.reads[:len(sub.reads):len(sub.reads)], p)
+			} else {
+				w.opaque("xargs reads its arguments from a file relative to a directory known only at run time")
+			}
+		}
 		if h, ok := p.has("--process-slot-var"); ok {
 			if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
 				w.opaque("xargs --process-slot-var sets %s in the commands it runs", displayWord(h.value))
@@ -686,7 +725,7 @@ func (w *shellWalker) find(words []word, sc *scope, forms [][]word, privileged [
 		}
 		own = append(own, a)
 	}
-	cmd := shellCommand{words: own, denyForms: append(forms[:len(forms):len(forms)], own), nested: sc.nested, cwd: sc.cwd, reads: sc.reads}
+	cmd := shellCommand{words: own, denyForms: append(forms[:len(forms):len(forms)], own), nested: sc.nested, cwd: sc.cwd, reads: sc.reads, unknownRead: sc.unknownRead}
 	if privileged != nil {
 		cmd.words = privileged
 	}

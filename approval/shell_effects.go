@@ -139,9 +139,16 @@ func (w *shellWalker) copyTargets(base string, p optParse, sc *scope) {
 	if _, ok := p.has("--strip-program"); ok {
 		w.opaque("install --strip-program runs a program: never auto-approved")
 	}
+	// What cp, ln, mv and install put in place may be a symlink (ln -s,
+	// cp -s, cp -a of a link, mv of a link): a later write through it in
+	// the same command can land anywhere (created).
+	put := func(t word, via string) {
+		w.write(t, sc, via)
+		w.created(t, sc)
+	}
 	ops := p.operands
 	if h, ok := p.has("--target-directory"); ok {
-		w.write(h.value, sc, base+" -t")
+		put(h.value, base+" -t")
 		if base == "mv" {
 			for _, t := range ops {
 				w.write(t, sc, base)
@@ -151,19 +158,19 @@ func (w *shellWalker) copyTargets(base string, p optParse, sc *scope) {
 	}
 	if _, ok := p.has("--directory"); ok && base == "install" || base == "mv" {
 		for _, t := range ops {
-			w.write(t, sc, base)
+			put(t, base)
 		}
 		return
 	}
 	switch {
 	case len(ops) >= 2:
-		w.write(ops[len(ops)-1], sc, base)
+		put(ops[len(ops)-1], base)
 	case len(ops) == 1 && base == "ln":
 		// ln TARGET makes a link named after it in the current directory.
 		t := ops[0]
 		t.text = lastElem(t.text)
 		t.lead = len(t.text)
-		w.write(t, sc, base)
+		put(t, base)
 	}
 }
 
@@ -324,6 +331,7 @@ func (w *shellWalker) tar(p optParse, sc *scope) {
 				dir = joinWord(dir, h.value)
 			}
 			w.write(dir, sc, "tar -x (files from the archive in this directory)")
+			w.created(dir, sc) // an archive can hold symlinks
 		}
 	}
 	if create {

@@ -20,6 +20,9 @@ type word struct {
 	// first dynamic part (all of it when !dyn): "$X" has 0 and may turn into
 	// an option at run time; "s/$a/b/" starts with a known s.
 	lead int
+	// tainted: a dynamic part comes from a variable the command itself
+	// sets at run time (shell_vars.go).
+	tainted bool
 }
 
 // dynWord stands for arguments that come from elsewhere (xargs' stdin, find's {}).
