@@ -163,3 +163,39 @@ func TestGitOptionsBySubcommand(t *testing.T) {
 		}
 	}
 }
+
+func TestReadDenied(t *testing.T) {
+	f := newFixture(t)
+	e, err := NewEngine(f.sources(t, cfgBypass, "", false, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		f.root + "/private":         true,
+		f.root + "/private/a/b.txt": true,
+		f.root + "/public/x":        false,
+		f.root + "/secrets/key":     false, // denied for writing, not reading
+	} {
+		if got := e.ReadDenied(p); got != want {
+			t.Errorf("ReadDenied(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// A broken workspace file (root cause 4): the user's deny still denies,
+// nothing is approved, everything else asks.
+func TestBrokenWorkspaceFileKeepsUserDenies(t *testing.T) {
+	f := newFixture(t)
+	src := f.sources(t, "[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\ndeny = [\"bash(rm *)\"]\n", "", true, nil)
+	src.WorkspaceError = ".chatls.toml:3: expected '=' after a key"
+	e, err := NewEngine(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Decision{"rm -rf x": Deny, "echo hi": RequireApproval} {
+		v := e.Decide(context.Background(), Call{ID: "w", Tool: "bash", Input: map[string]any{"command": cmd}, DocPath: f.doc, WorkspaceRoot: f.root})
+		if v.Decision != want || want == RequireApproval && !strings.Contains(v.Format(), "workspace configuration could not be loaded") {
+			t.Errorf("%s: got %s, want %s\n%s", cmd, v.Decision, want, v.Format())
+		}
+	}
+}

@@ -56,10 +56,12 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 		return configErrorVerdict(err), warns, nil
 	}
 	wsFile := filepath.Join(root, config.WorkspaceFile)
-	ws, w2, err := config.LoadFile(wsFile)
+	ws, w2, wsErr := config.LoadFile(wsFile)
 	warns = append(warns, w2...)
-	if err != nil {
-		return configErrorVerdict(err), warns, nil
+	wsError := ""
+	if wsErr != nil {
+		// The user's own rules still decide (a user deny still denies).
+		ws, wsError = config.Settings{}, wsErr.Error()
 	}
 	doc := req.DocPath
 	if doc != "" {
@@ -68,6 +70,7 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 	e, err := NewEngine(Sources{
 		User: user, UserFile: userFile, Workspace: ws, WorkspaceFile: wsFile,
 		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter, FrontmatterError: req.FrontmatterError,
+		WorkspaceError: wsError,
 	}, req.Logger)
 	if err != nil {
 		return configErrorVerdict(err), warns, nil

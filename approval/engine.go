@@ -144,6 +144,10 @@ func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
 	if e.src.FrontmatterError != "" {
 		steps = append(steps, e.frontmatterErrorStep())
 	}
+	if e.src.WorkspaceError != "" {
+		steps = append(steps, Step{Resolver: WorkspaceErrorResolver, Priority: 1000, Decision: RequireApproval, File: e.src.WorkspaceFile,
+			Reason: "the workspace configuration could not be loaded (" + e.src.WorkspaceError + "): only your own rules decide, and a call they do not deny asks until it is fixed"})
+	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Priority > steps[j].Priority })
 	return finalVerdict(steps)
 }
@@ -214,6 +218,9 @@ func (e *Engine) frontmatterErrorStep() Step {
 	return Step{Resolver: FrontmatterErrorResolver, Priority: 1000, Decision: RequireApproval, File: e.src.DocPath, Line: 1,
 		Reason: "the frontmatter could not be evaluated (" + e.src.FrontmatterError + "): its approvals are ignored and every call asks until it is fixed"}
 }
+
+// WorkspaceErrorResolver names the trace step of a .chatls.toml that failed.
+const WorkspaceErrorResolver = "workspace-config"
 
 // FrontmatterErrorResolver names the trace step of a frontmatter that failed.
 const FrontmatterErrorResolver = "frontmatter"

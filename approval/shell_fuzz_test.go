@@ -27,6 +27,9 @@ func FuzzShellAnalysis(f *testing.F) {
 	f.Add("wait $ ")
 	f.Add("wait ''")
 	f.Add("y='a['; z='$(id)]'; declare -i x; x=$y$z; echo ${!y} ${y@P}; true & wait -n -p \"$y\"; set -k")
+	for _, r := range bypassRows() {
+		f.Add(r.cmd)
+	}
 	fx := newFixture(f)
 	e, err := NewEngine(fx.sources(f, "[tools]\nautoApprove = [\"bash(echo *)\", \"bash(ls *)\"]\ndeny = [\"bash(rm *)\"]\n", "", false, nil), nil)
 	if err != nil {
@@ -46,7 +49,11 @@ func FuzzShellAnalysis(f *testing.F) {
 			if v.Decision != Approve {
 				return
 			}
-			a := analyzeShell(cmd, fx.root, fx.home)
+			reading, why := bashReading(cmd)
+			if why != "" {
+				t.Fatalf("approved %q: %s", cmd, why)
+			}
+			a := analyzeShell(reading, fx.root, fx.home)
 			if len(a.opaque) > 0 {
 				t.Fatalf("approved an opaque command %q: %v", cmd, a.opaque)
 			}

@@ -22,7 +22,12 @@ type Sources struct {
 	// removal or deny after the failure is missing. The engine ignores the
 	// frontmatter's approvals and asks for every call; denies still apply.
 	FrontmatterError string
-	DocPath          string
+	// WorkspaceError is set when the workspace's .chatls.toml could not be
+	// loaded (WorkspaceFile names it): the user's own rules still decide —
+	// a user deny still denies — but nothing else is approved, since the
+	// broken file's denies and removals are unknown; every other call asks.
+	WorkspaceError string
+	DocPath        string
 	// SandboxActive is whether bash would run inside bubblewrap right now.
 	SandboxActive bool
 	// Home overrides the home directory (tests); empty: os.UserHomeDir.

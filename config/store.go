@@ -140,18 +140,20 @@ func (st *Store) Failed(source string, err error) (first bool) {
 	return true
 }
 
-// Broken is the error of a source, broken since the start, that the
-// policy of documents under root depends on (the user file, the editor's
-// settings, root's .chatls.toml), or nil.
-func (st *Store) Broken(root string) error {
+// Broken is the error of a user source, broken since the start, that the
+// policy of every document depends on (the user file, the editor's
+// settings), or nil; workspace is the error of root's .chatls.toml, broken
+// since the start, or nil. Without its user rules the policy must ask for
+// everything; without a workspace file the user's rules still decide.
+func (st *Store) Broken(root string) (user, workspace error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, key := range []string{st.cur.UserPath, EditorSource, filepath.Join(root, WorkspaceFile)} {
+	for _, key := range []string{st.cur.UserPath, EditorSource} {
 		if err := st.failed[key]; err != nil {
-			return err
+			return err, nil
 		}
 	}
-	return nil
+	return nil, st.failed[filepath.Join(root, WorkspaceFile)]
 }
 
 // recompute derives trust and the effective settings; callers hold mu.

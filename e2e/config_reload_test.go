@@ -114,3 +114,19 @@ func TestPresetsAcrossLayers(t *testing.T) {
 		t.Errorf("a preset of another layer must be known: %q", msgs)
 	}
 }
+
+// A repository's .chatls.toml that is broken from the start does not turn
+// the user's deny into an ask (issue 13, root cause 4): the user's rules
+// still decide, and what they do not deny asks.
+func TestBrokenWorkspaceConfigKeepsTheUsersDeny(t *testing.T) {
+	user := "[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\ndeny = [\"bash(echo hi)\"]\n"
+	s := startWithUserConfig(t, sessionOptions{}, user, "[tools\nbroken = ")
+	uri := s.open("ws-broken.chat", twoCalls("echo hi", "notes.txt"))
+	s.waitMessage(1, ".chatls.toml", "every tool call asks for approval")
+	if d, trace := s.explain(uri, "toolu_b"); d != "deny" {
+		t.Errorf("the user's deny must still deny; got %s\n%s", d, trace)
+	}
+	if d, trace := s.explain(uri, "toolu_r"); d != "require_approval" || !strings.Contains(trace, "workspace configuration could not be loaded") {
+		t.Errorf("everything else asks and says why; got %s\n%s", d, trace)
+	}
+}

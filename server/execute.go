@@ -179,7 +179,18 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 		BashCwd:        eff.BashCwd,
 		DefaultTimeout: eff.DefaultTimeout,
 		BashTimeout:    eff.BashTimeout,
+		Hidden:         s.readDenied(ds),
 	}
+}
+
+// readDenied is the document's policy's ReadDenied, for tools walking
+// directories; nil when no policy engine can be built (every call asks then).
+func (s *Server) readDenied(ds *docState) func(string) bool {
+	engine, err := s.engineFor(ds, s.latest(ds))
+	if err != nil {
+		return nil
+	}
+	return engine.ReadDenied
 }
 
 // cancelTool stops a tool of the document (chatls.cancel, progress

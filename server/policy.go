@@ -87,12 +87,19 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	}
 	ops, fmErr := approval.FromFrontmatter(doc.Frontmatter)
 	root := s.workspaceRoot(ds.path)
-	if err := st.store.Broken(root); err != nil {
-		return nil, brokenSourceError{err}
+	userErr, wsErr := st.store.Broken(root)
+	if userErr != nil {
+		return nil, brokenSourceError{userErr}
+	}
+	wsError := ""
+	if wsErr != nil {
+		// A broken .chatls.toml: the user's own rules still decide (a user
+		// deny still denies); everything else asks.
+		wsError = wsErr.Error()
 	}
 	sandboxActive := s.sandboxActiveFor(ds.path)
 	layers, _, gen := st.store.Current()
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t", root, ds.path, fmKey, sandboxActive)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", root, ds.path, fmKey, sandboxActive, wsError)
 	st.mu.Lock()
 	if st.engineGen != gen || len(st.engines) > 64 {
 		st.engines, st.engineGen = map[string]*approval.Engine{}, gen
@@ -109,6 +116,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		WorkspaceFile:    filepath.Join(root, config.WorkspaceFile),
 		Frontmatter:      ops,
 		FrontmatterError: fmErr,
+		WorkspaceError:   wsError,
 		DocPath:          ds.path,
 		SandboxActive:    sandboxActive,
 	}, s.log)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chatls/chatls/approval"
@@ -70,5 +71,32 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Searching above a directory the policy denies reading skips it: grep,
+// find and ls never show what is under private/ (Env.Hidden).
+func TestSearchesSkipHiddenPaths(t *testing.T) {
+	ws, _ := fspath.Resolve(t.TempDir())
+	for _, f := range []string{"private/key.txt", "public/a.txt", "private/deep/b.txt"} {
+		p := filepath.Join(ws, f)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte("needle\n"), 0o644))
+	}
+	hidden := func(p string) bool { return fspath.Within(p, filepath.Join(ws, "private")) }
+	env := tools.Env{Dir: ws, WorkspaceRoot: ws, Hidden: hidden, TempDir: t.TempDir()}
+	runner := tools.NewRunner(tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})), 1)
+	for _, c := range []tools.Call{
+		{ID: "g", Name: "grep", Input: map[string]any{"pattern": "needle", "path": nil, "glob": nil, "limit": nil}},
+		{ID: "f", Name: "find", Input: map[string]any{"pattern": "**/*.txt", "path": nil, "limit": nil}},
+		{ID: "l", Name: "ls", Input: map[string]any{"path": nil, "maxDepth": 3, "limit": nil}},
+	} {
+		res := runner.Run(context.Background(), c, env)
+		if res.IsError || !strings.Contains(res.Text, "a.txt") {
+			t.Errorf("%s: %s", c.Name, res.Text)
+		}
+		if strings.Contains(res.Text, "key.txt") || strings.Contains(res.Text, "b.txt") {
+			t.Errorf("%s shows a hidden path:\n%s", c.Name, res.Text)
+		}
 	}
 }

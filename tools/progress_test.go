@@ -49,7 +49,8 @@ func TestGrepReportsLatestMatch(t *testing.T) {
 	testfs.Write(t, filepath.Join(env.Dir, "b.txt"), "needle two\n")
 	m, _ := compileLineMatcher("needle")
 	var lines []string
-	found, err := grepTree(context.Background(), m, env.Dir, ".", "", 10, func(p Progress) { lines = append(lines, p.LastLine) })
+	env.Progress = func(p Progress) { lines = append(lines, p.LastLine) }
+	found, err := grepTree(context.Background(), m, env.Dir, ".", "", 10, env)
 	if err != nil || len(found.matches) != 2 {
 		t.Fatalf("%v %v", found, err)
 	}

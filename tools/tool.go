@@ -57,6 +57,10 @@ type Env struct {
 	BashCwd string
 	// Limits caps result text; the zero value means DefaultLimits.
 	Limits Limits
+	// Hidden, when set, names paths (canonical) the policy denies reading
+	// (read(private/**)): grep, find and ls walking a directory above
+	// them skip them, as if they were not there.
+	Hidden func(path string) bool
 }
 
 // SandboxConfig is the `sandbox.*` settings.

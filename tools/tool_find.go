@@ -60,7 +60,7 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Not a directory: %s", shownRoot)
 	}
 	var found []string
-	err := walkFiles(ctx, root, func(path string, d fs.DirEntry) error {
+	err := walkFiles(ctx, root, env.Hidden, func(path string, d fs.DirEntry) error {
 		if globMatches(pattern, root, path) {
 			found = append(found, displayPath(shownRoot, root, path))
 		}

@@ -71,7 +71,7 @@ func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
 	if _, err := os.Stat(root); err != nil {
 		return errorResult("Path not found: %s", shownRoot)
 	}
-	found, err := grepTree(ctx, m, root, shownRoot, glob, limit, env.Progress)
+	found, err := grepTree(ctx, m, root, shownRoot, glob, limit, env)
 	if err != nil && !errors.Is(err, errLimitReached) {
 		if ctx.Err() != nil {
 			return errorResult("Search interrupted")
@@ -174,7 +174,8 @@ type grepFound struct {
 // grepTree searches files in parallel but reports them in walk order, so the
 // output is deterministic; it stops once limit matches are known. progress,
 // when set, gets each newest match as the last output line.
-func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string, limit int, progress func(Progress)) (grepFound, error) {
+func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string, limit int, env Env) (grepFound, error) {
+	progress := env.Progress
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -204,7 +205,7 @@ func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string,
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		walkErr <- walkFiles(ctx, root, func(path string, d fs.DirEntry) error {
+		walkErr <- walkFiles(ctx, root, env.Hidden, func(path string, d fs.DirEntry) error {
 			if glob != "" && !globMatches(glob, root, path) {
 				return nil
 			}

@@ -60,7 +60,7 @@ func (lsTool) Run(ctx context.Context, call Call, env Env) Result {
 	case !fi.IsDir():
 		return errorResult("Not a directory: %s", shown)
 	}
-	l := lister{ctx: ctx, limit: limit}
+	l := lister{ctx: ctx, limit: limit, hidden: env.Hidden}
 	if err := l.list(dir, "", depth); err != nil {
 		return errorResult("Cannot list %s: %v", shown, err)
 	}
@@ -75,8 +75,9 @@ func (lsTool) Run(ctx context.Context, call Call, env Env) Result {
 }
 
 type lister struct {
-	ctx   context.Context
-	limit int
+	ctx    context.Context
+	limit  int
+	hidden func(string) bool // Env.Hidden: not descended into
 	lines []string
 	cut   bool
 }
@@ -133,7 +134,7 @@ func (l *lister) list(dir, indent string, depth int) error {
 			}
 		}
 		l.lines = append(l.lines, line)
-		if dirEntry && !symlink && depth > 1 && !skippedDirs[name] {
+		if dirEntry && !symlink && depth > 1 && !skippedDirs[name] && (l.hidden == nil || !l.hidden(path)) {
 			if err := l.list(path, indent+"  ", depth-1); err != nil {
 				return err
 			}

@@ -21,10 +21,11 @@ var skippedDirs = map[string]bool{
 }
 
 // walkFiles calls visit for every regular file under root (or root itself
-// when it is a file) in lexical order, skipping skippedDirs and what the
-// .gitignore files of root's git work tree exclude, below root.
+// when it is a file) in lexical order, skipping skippedDirs, what the
+// .gitignore files of root's git work tree exclude and what the policy
+// denies reading (hidden, may be nil), below root.
 // Unreadable directories are skipped silently, as grep -s does.
-func walkFiles(ctx context.Context, root string, visit func(path string, d fs.DirEntry) error) error {
+func walkFiles(ctx context.Context, root string, hidden func(string) bool, visit func(path string, d fs.DirEntry) error) error {
 	ig := newIgnorer(root)
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -44,13 +45,13 @@ func walkFiles(ctx context.Context, root string, visit func(path string, d fs.Di
 				return nil
 			}
 		} else if d.IsDir() {
-			if skippedDirs[d.Name()] || ig.ignored(path, true) {
+			if skippedDirs[d.Name()] || ig.ignored(path, true) || hidden != nil && hidden(path) {
 				return fs.SkipDir
 			}
 			ig.enter(path)
 			return nil
 		}
-		if !d.Type().IsRegular() || (path != root && ig.ignored(path, false)) {
+		if !d.Type().IsRegular() || (path != root && ig.ignored(path, false)) || hidden != nil && hidden(path) {
 			return nil
 		}
 		return visit(path, d)
