@@ -38,3 +38,24 @@ func BenchmarkDecideRead(b *testing.B) {
 		e.Decide(context.Background(), call)
 	}
 }
+
+// BenchmarkDecideBashWithPathDenies is a typical command under a config
+// that also denies reading and writing some paths: every argument is then
+// checked as a path (path rules apply by effect).
+//
+//	go test ./approval -run '^$' -bench DecideBashWithPathDenies -benchmem
+func BenchmarkDecideBashWithPathDenies(b *testing.B) {
+	f := newFixture(b)
+	e, err := NewEngine(f.sources(b, cfgBypass, "", false, nil), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := Call{ID: "toolu_1", Tool: "bash", Input: map[string]any{"command": "git status --short && cat src/main.go | grep -n func"}, DocPath: f.doc, WorkspaceRoot: f.root}
+	if v := e.Decide(context.Background(), call); v.Decision != Approve {
+		b.Fatalf("unexpected %s", v.Format())
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Decide(context.Background(), call)
+	}
+}

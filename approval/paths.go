@@ -127,6 +127,7 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 			canon[cwd] = cc
 			cwd = cc
 		}
+		c.canonCwd = cwd
 	}
 	if len(c.words) > 0 && !noFileArgs[path.Base(c.words[0].text)] {
 		for _, a := range c.words[1:] {
@@ -282,33 +283,57 @@ var shellStartupFiles = map[string]bool{
 // (cat private/x, grep x private/), or a file its statement reads (<),
 // denies it; an argument made at run time may (the call asks).
 func (e *Engine) commandReadsMatch(r *rule, c *shellCommand, env callEnv) denyResult {
-	cwd := c.cwd
-	if cwd != "" {
-		cwd = canonicalPath(cwd, "/", e.home)
-	}
-	res := denyNo
-	check := func(p string) {
-		if p != "" && r.path.match(p, env.root) {
-			res = denyYes
+	paths, unknown := e.commandReadPaths(c)
+	for _, p := range paths {
+		if r.path.match(p, env.root) {
+			return denyYes
 		}
 	}
+	if unknown {
+		return denyMaybe
+	}
+	return denyNo
+}
+
+// commandReadPaths are the canonical paths a command's arguments and input
+// redirections may name (computed once per command: each deny rule asks);
+// unknown says an argument is made at run time.
+func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
+	if c.readPathsDone {
+		return c.readPaths, c.readUnknown
+	}
+	c.readPathsDone = true
 	for _, rd := range c.reads {
-		check(canonicalPath(rd, "/", e.home))
+		if p := canonicalPath(rd, "/", e.home); p != "" {
+			c.readPaths = append(c.readPaths, p)
+		}
 	}
 	if len(c.words) == 0 || noFileArgs[path.Base(c.words[0].text)] {
-		return res
+		return c.readPaths, false
+	}
+	cwd := c.canonCwd
+	if cwd == "" && c.cwd != "" {
+		cwd = canonicalPath(c.cwd, "/", e.home)
 	}
 	for _, a := range c.words[1:] {
 		if a.tainted || a.dyn && a.lead == 0 {
-			res = max(res, denyMaybe)
+			c.readUnknown = true
 			continue
 		}
 		for _, piece := range strings.FieldsFunc(a.text, func(r rune) bool { return r == '=' || r == '@' || r == ',' || r == ':' }) {
-			if strings.HasPrefix(piece, "-") || cwd == "" && !strings.HasPrefix(piece, "/") && !strings.HasPrefix(piece, "~") {
+			var p string
+			switch {
+			case strings.HasPrefix(piece, "-"):
 				continue
+			case strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~"):
+				p = canonicalPath(piece, cwd, e.home)
+			case cwd != "":
+				p, _ = fspath.ResolveFrom(cwd, piece)
 			}
-			check(canonicalPath(piece, cwd, e.home))
+			if p != "" {
+				c.readPaths = append(c.readPaths, p)
+			}
 		}
 	}
-	return res
+	return c.readPaths, c.readUnknown
 }

@@ -29,6 +29,12 @@ type shellCommand struct {
 	cwd         string
 	reads       []string
 	unknownRead bool
+	// readPaths caches what the command's arguments name as paths, for
+	// read deny rules (commandReadPaths).
+	readPaths     []string
+	readUnknown   bool
+	readPathsDone bool
+	canonCwd      string // cwd resolved (commandSecret), "" until then
 }
 
 // writeTarget is a file a command writes, removes or truncates.
