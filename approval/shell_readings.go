@@ -81,19 +81,16 @@ func unicodeBlank(r rune) bool {
 	return r >= 0x2000 && r <= 0x200B
 }
 
-// ifsExpansion matches $IFS and ${IFS…}: a word separator at run time.
-var ifsExpansion = regexp.MustCompile(`\$\{?IFS(?:[^}A-Za-z0-9_][^}]*)?\}?`)
-
 // paramExpansion matches $NAME, ${…} and special parameters: at run time
-// each may be empty or split words, so the scan reads them as blanks
-// ("rm$unset -rf x" runs rm).
+// each may be empty or split words ($IFS, ${IFS}), so the scan reads them
+// as blanks ("rm$unset -rf x" and "rm${IFS}-rf" run rm).
 var paramExpansion = regexp.MustCompile(`\$(?:\{[^}]*\}?|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])`)
 
 // ansiCQuote matches $'…' (its escapes spell any word: $'\x72m' is rm).
 var ansiCQuote = regexp.MustCompile(`\$'((?:[^'\\]|\\.)*)'`)
 
 // scanSeparators split the text into the words the deny scan checks.
-const scanSeparators = " \t\n;&|()<>`{},='\"\\"
+const scanSeparators = " \t\n;&|()<>`{},='\"\\$"
 
 // maxScanWords bounds how many words of one candidate command the scan
 // hands to a deny rule (rules name a few words).
@@ -107,14 +104,15 @@ const maxScanWords = 32
 // candidate command. Broad on purpose: only deny rules look at it, and a
 // call whose analysis is incomplete is never approved anyway.
 func denyScan(text string) [][]word {
+	// Expansions first: a name ends where $'…' starts ($IFS$'\x72m' is
+	// a split and then rm).
+	text = paramExpansion.ReplaceAllString(text, " ")
 	text = ansiCQuote.ReplaceAllStringFunc(text, func(q string) string {
 		if s, ok := ansiC(q[2 : len(q)-1]); ok {
 			return s
 		}
 		return q
 	})
-	text = ifsExpansion.ReplaceAllString(text, " ")
-	text = paramExpansion.ReplaceAllString(text, " ")
 	text = strings.ReplaceAll(text, wordCharStandIn, " ")
 	var words []word
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
