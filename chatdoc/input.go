@@ -2,6 +2,7 @@ package chatdoc
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -10,6 +11,11 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	span := Span{f.ContentSpan.Start, f.ContentSpan.Start + len(u.RawInput)}
 	if span.Len() == 0 {
 		span = f.OpenerSpan
+	}
+	if jsonNesting(u.RawInput) > InputMaxNesting {
+		u.InputError = fmt.Sprintf("the input nests deeper than %d levels", InputMaxNesting)
+		s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
+		return
 	}
 	if obj, ok := decodeJSONObject(u.RawInput); ok {
 		u.Input = obj
@@ -33,6 +39,34 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 		u.InputError = err.Error()
 	}
 	s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
+}
+
+// InputMaxNesting bounds how deeply a tool input may nest objects and
+// arrays. Real inputs nest a few levels; a deeper one is refused as
+// invalid, so that nothing downstream (hovers, `chatls parse --json`, the
+// request to a model) renders text that grows with the square of the depth.
+const InputMaxNesting = 100
+
+// jsonNesting is the deepest bracket nesting of s outside strings (a quick
+// linear scan before decoding).
+func jsonNesting(s string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func jsonKind(v any) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,11 +156,24 @@ func (cs *compiledSchema) validate(input map[string]any) []ValidationError {
 	}
 	var out []ValidationError
 	cs.collect(ve, &out)
-	sort.SliceStable(out, func(i, j int) bool {
-		return strings.Join(out[i].Path, "/") < strings.Join(out[j].Path, "/")
-	})
+	type keyed struct {
+		key string
+		err ValidationError
+	}
+	sorted := make([]keyed, len(out))
+	for i := range out {
+		sorted[i] = keyed{strings.Join(out[i].Path, "/"), out[i]}
+	}
+	slices.SortStableFunc(sorted, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range sorted {
+		out[i] = sorted[i].err
+	}
 	return dedupe(out)
 }
+
+// maxSuggestions bounds the "did you mean" searches of one validation: an
+// input with 50,000 unknown keys is no typo.
+const maxSuggestions = 50
 
 // collect flattens the error tree into leaves with field-first messages.
 func (cs *compiledSchema) collect(ve *jsonschema.ValidationError, out *[]ValidationError) {
@@ -176,9 +190,9 @@ func (cs *compiledSchema) collect(ve *jsonschema.ValidationError, out *[]Validat
 			*out = append(*out, fieldError(append(loc, m), "missing required property"))
 		}
 	case *kind.AdditionalProperties:
-		for _, p := range k.Properties {
+		for i, p := range k.Properties {
 			msg := "unknown property"
-			if len(loc) == 0 {
+			if len(loc) == 0 && i < maxSuggestions {
 				if s := didyoumean.Closest(p, cs.properties); s != "" {
 					msg += fmt.Sprintf(" (did you mean %s?)", s)
 				}
@@ -254,11 +268,19 @@ func dedupe(errs []ValidationError) []ValidationError {
 	return out
 }
 
+// maxListedViolations bounds the error result: the model gets the first
+// violations and a count.
+const maxListedViolations = 20
+
 // formatValidation renders violations as the error result text.
 func formatValidation(tool string, errs []ValidationError) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Invalid input for %s:", tool)
-	for _, e := range errs {
+	for i, e := range errs {
+		if i == maxListedViolations {
+			fmt.Fprintf(&b, "\n- … and %d more", len(errs)-maxListedViolations)
+			break
+		}
 		b.WriteString("\n- ")
 		b.WriteString(e.Message)
 	}

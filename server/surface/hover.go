@@ -77,19 +77,32 @@ func HoverMarkdown(h HoverInfo) string {
 	return b.String()
 }
 
+// maxHoverInput bounds the input a hover shows: the head of it, cut at a
+// line, and how much was left out. (Inputs nest at most
+// chatdoc.InputMaxNesting levels, so the indented text grows linearly.)
+const maxHoverInput = 8 << 10
+
 // hoverInput is the decoded input as indented JSON (keys sorted), else the
-// raw fence content.
+// raw fence content; at most maxHoverInput bytes of it.
 func hoverInput(h HoverInfo) string {
+	text := strings.TrimSpace(h.RawInput)
 	if h.Input != nil {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if enc.Encode(h.Input) == nil {
-			return strings.TrimRight(buf.String(), "\n")
+			text = strings.TrimRight(buf.String(), "\n")
 		}
 	}
-	return strings.ToValidUTF8(strings.TrimSpace(h.RawInput), "\uFFFD")
+	if len(text) > maxHoverInput {
+		cut := strings.LastIndexByte(text[:maxHoverInput], '\n')
+		if cut <= 0 {
+			cut = maxHoverInput
+		}
+		text = fmt.Sprintf("%s\n… (%d more bytes)", text[:cut], len(text)-cut)
+	}
+	return strings.ToValidUTF8(text, "\uFFFD")
 }
 
 // codeBlock fences content with one more backtick than its longest run, as

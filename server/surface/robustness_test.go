@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/lspcheck"
 )
 
 // garbageDocuments returns hostile texts: corpus documents cut, spliced and
@@ -95,36 +94,19 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 	}
 
 	data := SemanticTokens(doc, enc)
-	if len(data)%5 != 0 {
-		t.Fatalf("doc %d: %d token integers", i, len(data))
-	}
-	for k := 2; k < len(data); k += 5 {
-		if data[k] == 0 {
-			t.Fatalf("doc %d: empty token at %d", i, k/5)
-		}
+	if err := lspcheck.Tokens(doc, enc, data); err != nil {
+		t.Fatalf("doc %d: %v", i, err)
 	}
 	SemanticTokensDelta(data, SemanticTokens(chatdoc.Parse(doc.Text()+"\n@You:\n"), enc))
-
-	var walk func([]protocol.DocumentSymbol, *protocol.Range)
-	walk = func(syms []protocol.DocumentSymbol, parent *protocol.Range) {
-		for _, s := range syms {
-			if !rangeContains(s.Range, s.SelectionRange) {
-				t.Fatalf("doc %d: symbol %q selection %+v outside range %+v", i, s.Name, s.SelectionRange, s.Range)
-			}
-			if parent != nil && !rangeContains(*parent, s.Range) {
-				t.Fatalf("doc %d: child %q outside its parent", i, s.Name)
-			}
-			if strings.TrimSpace(s.Name) == "" {
-				t.Fatalf("doc %d: empty symbol name", i)
-			}
-			walk(s.Children, &s.Range)
-		}
+	if err := lspcheck.Symbols(doc, enc, DocumentSymbols(doc, enc, nil)); err != nil {
+		t.Fatalf("doc %d: %v", i, err)
 	}
-	walk(DocumentSymbols(doc, enc, nil), nil)
-
-	for _, f := range FoldingRanges(doc, enc) {
-		if f.EndLine <= f.StartLine {
-			t.Fatalf("doc %d: fold %+v", i, f)
+	if err := lspcheck.Folds(doc, FoldingRanges(doc, enc)); err != nil {
+		t.Fatalf("doc %d: %v", i, err)
+	}
+	for _, d := range diags {
+		if err := lspcheck.Range(doc, enc, lspRange(doc, d.Span, enc)); err != nil && d.Span != (chatdoc.Span{}) {
+			t.Fatalf("doc %d: diagnostic %q: %v", i, d.Message, err)
 		}
 	}
 	DocumentLinks(doc, enc, "/tmp")
@@ -143,11 +125,7 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 			}
 		}
 	}
-	for _, sr := range SelectionRanges(doc, enc, positions) {
-		for r := &sr; r.Parent != nil; r = r.Parent {
-			if !rangeContains(r.Parent.Range, r.Range) {
-				t.Fatalf("doc %d: selection parent does not contain child", i)
-			}
-		}
+	if err := lspcheck.SelectionRanges(doc, enc, SelectionRanges(doc, enc, positions)); err != nil {
+		t.Fatalf("doc %d: %v", i, err)
 	}
 }

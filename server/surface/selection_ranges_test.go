@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/lspcheck"
 )
 
 // selectionChain lists the texts of a selection range and its parents.
@@ -58,16 +59,9 @@ func TestSelectionRangesNested(t *testing.T) {
 		got := SelectionRanges(doc, chatdoc.UTF16, []chatdoc.Position{p})
 		// Every parent must contain its child.
 		for r := &got[0]; r.Parent != nil; r = r.Parent {
-			if !rangeContains(r.Parent.Range, r.Range) || r.Parent.Range == r.Range {
+			if !lspcheck.Contains(r.Parent.Range, r.Range) || r.Parent.Range == r.Range {
 				t.Errorf("position %d: parent %+v does not strictly contain %+v", i, r.Parent.Range, r.Range)
 			}
 		}
 	}
-}
-
-func rangeContains(outer, inner protocol.Range) bool {
-	before := func(a, b protocol.Position) bool {
-		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
-	}
-	return before(outer.Start, inner.Start) && before(inner.End, outer.End)
 }

@@ -26,23 +26,15 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 	results := resultsByID(doc)
 	if fm := doc.Frontmatter; fm != nil {
 		text := spanWindow(doc, fm.Span)
-		r := lspRange(doc, text.trimSpanRight(fm.Span), enc)
-		symbols = append(symbols, protocol.DocumentSymbol{
-			Name: "frontmatter", Detail: displayText(fm.Language), Kind: protocol.SymbolKindPackage,
-			Range: r, SelectionRange: lspRange(doc, chatdoc.Span{Start: fm.Span.Start, End: text.lineEnd(fm.Span.Start)}, enc),
-		})
+		symbols = append(symbols, symbol(doc, enc, "frontmatter", displayText(fm.Language), protocol.SymbolKindPackage,
+			text.trimSpanRight(fm.Span), chatdoc.Span{Start: fm.Span.Start, End: text.lineEnd(fm.Span.Start)}))
 	}
 	for _, m := range doc.Messages {
 		if m == nil {
 			continue
 		}
 		text := spanWindow(doc, m.Span)
-		sym := protocol.DocumentSymbol{
-			Name:           messageSymbolName(&text, m),
-			Kind:           protocol.SymbolKindNamespace,
-			Range:          lspRange(doc, text.trimSpanRight(m.Span), enc),
-			SelectionRange: lspRange(doc, m.MarkerSpan, enc),
-		}
+		sym := symbol(doc, enc, messageSymbolName(&text, m), "", protocol.SymbolKindNamespace, text.trimSpanRight(m.Span), m.MarkerSpan)
 		for _, use := range m.ToolUses {
 			if use == nil {
 				continue
@@ -54,29 +46,30 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 			if status == "" {
 				status = documentStatus(use, results[use.ID])
 			}
-			sym.Children = append(sym.Children, protocol.DocumentSymbol{
-				Name:           displayText(use.Name),
-				Detail:         displayText(status + " · " + use.ID),
-				Kind:           protocol.SymbolKindFunction,
-				Range:          lspRange(doc, text.trimSpanRight(use.Span), enc),
-				SelectionRange: lspRange(doc, use.NameSpan, enc),
-			})
+			sym.Children = append(sym.Children, symbol(doc, enc, displayText(use.Name), displayText(status+" · "+use.ID),
+				protocol.SymbolKindFunction, text.trimSpanRight(use.Span), use.NameSpan))
 		}
 		for _, res := range m.ToolResults {
 			if res == nil {
 				continue
 			}
-			sym.Children = append(sym.Children, protocol.DocumentSymbol{
-				Name:           displayText("result " + res.ID),
-				Detail:         resultStatus(res),
-				Kind:           protocol.SymbolKindEvent,
-				Range:          lspRange(doc, text.trimSpanRight(res.Span), enc),
-				SelectionRange: lspRange(doc, res.IDSpan, enc),
-			})
+			sym.Children = append(sym.Children, symbol(doc, enc, displayText("result "+res.ID), resultStatus(res),
+				protocol.SymbolKindEvent, text.trimSpanRight(res.Span), res.IDSpan))
 		}
 		symbols = append(symbols, sym)
 	}
 	return symbols
+}
+
+// symbol builds one outline entry whose range always holds its selection
+// (LSP requires it; VS Code drops the whole outline otherwise): a trimmed
+// range may end before the selection when the line ends in white space
+// ("@You: " at the end of the document).
+func symbol(doc *chatdoc.Document, enc chatdoc.Encoding, name, detail string, kind protocol.SymbolKind, rng, sel chatdoc.Span) protocol.DocumentSymbol {
+	rng.Start = min(rng.Start, sel.Start)
+	rng.End = max(rng.End, sel.End)
+	return protocol.DocumentSymbol{Name: name, Detail: detail, Kind: kind,
+		Range: lspRange(doc, rng, enc), SelectionRange: lspRange(doc, sel, enc)}
 }
 
 // resultsByID maps IDs to their first result; later duplicates are a

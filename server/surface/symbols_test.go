@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/lspcheck"
 )
 
 // outline renders symbols as indented "name | detail | L:C-L:C" lines.
@@ -75,5 +76,17 @@ func TestDocumentSymbolsFrontmatterAndLongLine(t *testing.T) {
 	}
 	if got := []rune(syms[1].Name); len(got) != len("System: ")+symbolNameRunes || got[len(got)-1] != '…' {
 		t.Errorf("long first line not cut: %q", syms[1].Name)
+	}
+}
+
+// A role marker with trailing white space (a common state while typing)
+// gave a symbol whose selection lay outside its range, and VS Code then
+// rejected the whole outline.
+func TestSymbolRangeHoldsItsSelection(t *testing.T) {
+	for _, text := range []string{"@You: ", "@You:\nhi\n\n@Assistant:  ", "@You: \t", "```lua\nx=1\n``` \n@You:  \n"} {
+		doc := chatdoc.Parse(text)
+		if err := lspcheck.Symbols(doc, chatdoc.UTF16, DocumentSymbols(doc, chatdoc.UTF16, nil)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
 	}
 }

@@ -41,11 +41,52 @@ func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 		if !use.Valid() {
 			continue
 		}
-		for _, verr := range reg.Validate(use.Name, use.Input) {
-			diags = append(diags, schemaDiagnostic(doc, use, verr))
-		}
+		diags = append(diags, schemaDiagnostics(doc, use, reg.Validate(use.Name, use.Input))...)
 	}
 	return diags
+}
+
+// maxSchemaDiagnostics bounds what one call reports: a model that sends
+// 50,000 unknown keys gets the first few and a count, not 50,000 squiggles.
+const maxSchemaDiagnostics = 20
+
+// schemaDiagnostics turns a call's validation errors into diagnostics,
+// locating all of them in one pass over its input, at most
+// maxSchemaDiagnostics of them, then "… and N more".
+func schemaDiagnostics(doc *chatdoc.Document, use *chatdoc.ToolUse, errs []tools.ValidationError) []chatdoc.Diagnostic {
+	if len(errs) == 0 {
+		return nil
+	}
+	var locate *jsonLocator
+	var content chatdoc.Span
+	if use.Fence != nil {
+		text := spanWindow(doc, use.Fence.ContentSpan)
+		content = text.clamp(use.Fence.ContentSpan)
+		locate = newJSONLocator(text.str(content.Start, content.End))
+	}
+	whole := inputSpan(doc, use)
+	var out []chatdoc.Diagnostic
+	for i, verr := range errs {
+		if i == maxSchemaDiagnostics {
+			out = append(out, chatdoc.Diagnostic{Span: whole, Severity: chatdoc.SeverityWarning, Code: CodeSchemaViolation, ToolID: use.ID,
+				Message: fmt.Sprintf("Invalid input for `%s`: … and %d more", use.Name, len(errs)-maxSchemaDiagnostics)})
+			break
+		}
+		span := whole
+		if len(verr.Path) > 0 && locate != nil {
+			if start, end, ok := locate.span(verr.Path); ok {
+				span = chatdoc.Span{Start: content.Start + start, End: content.Start + end}
+			}
+		}
+		out = append(out, chatdoc.Diagnostic{
+			Span:     span,
+			Severity: chatdoc.SeverityWarning,
+			Code:     CodeSchemaViolation,
+			Message:  fmt.Sprintf("Invalid input for `%s`: %s", use.Name, verr.Message),
+			ToolID:   use.ID,
+		})
+	}
+	return out
 }
 
 // unknownToolDiagnostic texts:
@@ -65,30 +106,6 @@ func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diag
 		Span:     use.NameSpan,
 		Severity: chatdoc.SeverityWarning,
 		Code:     CodeUnknownTool,
-		Message:  msg,
-		ToolID:   use.ID,
-	}
-}
-
-// schemaDiagnostic points at the offending key inside the fence; when the
-// path is empty or names a key that is not there (a missing required
-// property), at the whole input. Text: "Invalid input for `edit`: " and the
-// validator's message, which names the field ("oldText: expected string, got
-// number").
-func schemaDiagnostic(doc *chatdoc.Document, use *chatdoc.ToolUse, verr tools.ValidationError) chatdoc.Diagnostic {
-	span := inputSpan(doc, use)
-	if len(verr.Path) > 0 && use.Fence != nil {
-		text := spanWindow(doc, use.Fence.ContentSpan)
-		content := text.clamp(use.Fence.ContentSpan)
-		if start, end, ok := jsonPathSpan(text.str(content.Start, content.End), verr.Path); ok {
-			span = chatdoc.Span{Start: content.Start + start, End: content.Start + end}
-		}
-	}
-	msg := fmt.Sprintf("Invalid input for `%s`: %s", use.Name, verr.Message)
-	return chatdoc.Diagnostic{
-		Span:     span,
-		Severity: chatdoc.SeverityWarning,
-		Code:     CodeSchemaViolation,
 		Message:  msg,
 		ToolID:   use.ID,
 	}
