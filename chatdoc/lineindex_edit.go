@@ -7,6 +7,13 @@ import "sort"
 // rescanned; later chunks are shared and shifted (O(chunks) headers).
 func (li *LineIndex) replace(start, end int, newText *pieceText) *LineIndex {
 	delta := newText.n - li.text.n
+	if crAtBoundary(li.text, start) || crAtBoundary(li.text, end) || crAtBoundary(newText, start) || crAtBoundary(newText, end+delta) {
+		// A "\r" right before an edge of the edit may pair with a "\n"
+		// after it (or stop pairing): whether that is one line break or two
+		// changes outside the rescanned region. Rare (lone carriage
+		// returns, or an edit splitting "\r\n"): index the text again.
+		return newLineIndex(newText)
+	}
 	ca := li.chunkIndexAt(start)
 	cb := li.chunkIndexAt(end)
 	regionEnd := li.text.n
@@ -30,6 +37,11 @@ func (li *LineIndex) replace(start, end int, newText *pieceText) *LineIndex {
 	out := &LineIndex{text: newText, chunks: chunks}
 	out.lines = countLines(chunks)
 	return out
+}
+
+// crAtBoundary says whether the byte before offset is a "\r".
+func crAtBoundary(t *pieceText, offset int) bool {
+	return offset > 0 && offset <= t.n && t.byteAt(offset-1) == '\r'
 }
 
 // chunkIndexAt is the index of the chunk holding the line of offset.

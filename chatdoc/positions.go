@@ -32,9 +32,12 @@ type lineChunk struct {
 	starts    []int32 // relative line starts; starts[0] == 0; shared between snapshots
 }
 
-// LineIndex maps byte offsets to lines and back. Lines end at "\n"; a "\r"
-// before it belongs to the line ending. A lone "\r" is an ordinary character
-// (as in gopls). Immutable; updated copies share unchanged chunks.
+// LineIndex maps byte offsets to lines and back, counting lines as LSP
+// clients do: a line ends at "\n", "\r\n" or a lone "\r" (LSP 3.17; VS
+// Code's text model), so positions sent to and read from editors agree
+// even in a document with a lone carriage return. (The parser's lines end
+// at "\n" only: a lone "\r" never starts a role marker or a fence.)
+// Immutable; updated copies share unchanged chunks.
 type LineIndex struct {
 	text   *pieceText
 	chunks []lineChunk
@@ -64,12 +67,16 @@ func appendChunks(chunks []lineChunk, t *pieceText, from, to, firstLine int, atE
 	pos := from
 	for s := range t.parts(from, to) {
 		for rest := s; ; {
-			i := strings.IndexByte(rest, '\n')
+			i := strings.IndexAny(rest, "\r\n")
 			if i < 0 {
 				break
 			}
+			lone := rest[i] == '\r'
 			rest = rest[i+1:]
 			next := pos + len(s) - len(rest)
+			if lone && next < t.n && t.byteAt(next) == '\n' {
+				continue // "\r\n": the line ends at its "\n"
+			}
 			if next == to && !atEnd {
 				break
 			}
@@ -101,12 +108,12 @@ func (li *LineIndex) LineStart(line int) int {
 	return c.base + int(c.starts[line-c.firstLine])
 }
 
-// lineEnd is the offset of the line's end before its "\n" or "\r\n".
+// lineEnd is the offset of the line's end before its "\n", "\r\n" or "\r".
 func (li *LineIndex) lineEnd(line int) int {
 	end := li.text.n
 	if line+1 < li.lines {
-		end = li.LineStart(line+1) - 1
-		if end > 0 && li.text.byteAt(end-1) == '\r' {
+		end = li.LineStart(line+1) - 1 // the "\n" or lone "\r"
+		if li.text.byteAt(end) == '\n' && end > li.LineStart(line) && li.text.byteAt(end-1) == '\r' {
 			end--
 		}
 	}
@@ -132,6 +139,9 @@ func (li *LineIndex) LineOf(offset int) int {
 // offset inside a UTF-8 sequence counts only the characters before it.
 func (li *LineIndex) Position(offset int, enc Encoding) Position {
 	offset = max(0, min(offset, li.text.n))
+	if offset > 0 && offset < li.text.n && li.text.byteAt(offset) == '\n' && li.text.byteAt(offset-1) == '\r' {
+		offset-- // inside "\r\n": the line's end, as clients count it
+	}
 	line := li.LineOf(offset)
 	start := li.LineStart(line)
 	if enc == UTF8 {
@@ -169,7 +179,7 @@ func units(text string, to int, enc Encoding) int {
 
 // Offset converts a position to a byte offset. A line past the end gives
 // len(text); a character past the line's end gives the line end (before
-// "\r\n" or "\n"); a character inside a character (half a surrogate pair)
+// "\r\n", "\n" or "\r"); a character inside a character (half a surrogate pair)
 // rounds down, so a UTF-8 sequence is never split.
 func (li *LineIndex) Offset(p Position, enc Encoding) int {
 	if p.Line < 0 {
@@ -212,11 +222,14 @@ func (d *Document) Range(s Span, enc Encoding) Range {
 	return Range{Start: d.Lines.Position(s.Start, enc), End: d.Lines.Position(s.End, enc)}
 }
 
-// Span converts an LSP range to a byte span (clamped; End never before Start).
+// Span converts an LSP range to a byte span (clamped; a reversed range swapped).
 func (d *Document) Span(r Range, enc Encoding) Span {
 	s := Span{Start: d.Lines.Offset(r.Start, enc), End: d.Lines.Offset(r.End, enc)}
 	if s.End < s.Start {
-		s.End = s.Start
+		// A range that ends before it starts: its ends swapped, as the
+		// reference text-document model (vscode-languageserver) reads it,
+		// so a client that sends one and chatls agree on the text.
+		s.Start, s.End = s.End, s.Start
 	}
 	return s
 }

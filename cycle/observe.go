@@ -93,7 +93,7 @@ func ChangedSpan(old, next *chatdoc.Document, changes []chatdoc.Change, enc chat
 	if len(changes) != 1 || changes[0].Range == nil {
 		return whole
 	}
-	start := old.Lines.Offset(changes[0].Range.Start, enc)
+	start := old.Span(*changes[0].Range, enc).Start
 	return chatdoc.Span{Start: start, End: start + len(changes[0].Text)}
 }
 

@@ -264,3 +264,51 @@ func TestBadInputGetsErrorsNotCrashes(t *testing.T) {
 		t.Fatal("the server did not exit")
 	}
 }
+
+// A didChange whose range ends before it starts is read with its ends
+// swapped, as vscode-languageserver's text-document model reads it: the
+// server's view of the text stays the client's.
+func TestReversedChangeRangeIsSwapped(t *testing.T) {
+	s := start(t, sessionOptions{})
+	uri := s.open("reversed.chat", "@You:\nabcdef\n")
+	if err := s.c.Notify(s.ctx, "textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]any{"line": 1, "character": 4}, "end": map[string]any{"line": 1, "character": 1}},
+			"text":  "X",
+		}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var syms []struct {
+		Name string `json:"name"`
+	}
+	if err := s.c.Call(s.ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	if len(syms) != 1 || syms[0].Name != "You: aXef" {
+		t.Fatalf("the server reads the text as %+v, want \"You: aXef\" (abcdef with 1..4 replaced)", syms)
+	}
+}
+
+// stdin closed in the middle of a message: the server exits (code 1, no
+// shutdown) and its log says why, instead of leaving silently.
+func TestInputEndingMidFrameIsLogged(t *testing.T) {
+	cmd := exec.Command(binary, "--log-level", "info")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(stdin, "Content-Length: 200\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,")
+	stdin.Close()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "input ended in the middle of a message") {
+		t.Fatalf("the log does not say why the server ended:\n%s", stderr.String())
+	}
+}

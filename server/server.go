@@ -119,6 +119,15 @@ func New(opts Options) *Server {
 func (s *Server) Serve(rwc io.ReadWriteCloser) int {
 	stream := framing.NewStream(rwc, func(reason string) {
 		s.log.Warn("bad input from the client", zap.String("reason", reason))
+	}, func(reason string) {
+		s.mu.Lock()
+		clean := s.shuttingDown
+		s.mu.Unlock()
+		if clean {
+			s.log.Info("connection ended", zap.String("why", reason))
+		} else {
+			s.log.Warn("connection ended without shutdown; exiting with code 1", zap.String("why", reason))
+		}
 	})
 	conn := jsonrpc2.NewConn(s.baseCtx, stream, s)
 	s.conn.Store(conn)

@@ -31,14 +31,20 @@ type resilientStream struct {
 	w   io.Writer
 	c   io.Closer
 	wmu sync.Mutex
-	// onBadInput reports dropped frames to the log.
+	// onBadInput reports dropped frames to the log; onEnd why reading ended.
 	onBadInput func(reason string)
+	onEnd      func(reason string)
+	// partial counts the bytes of the frame being read (0 between frames).
+	partial int
 }
 
 // NewStream frames messages over rwc; onBadInput (may be nil) hears about
-// every frame dropped and why.
-func NewStream(rwc io.ReadWriteCloser, onBadInput func(string)) jsonrpc2.ObjectStream {
-	return newResilientStream(rwc, onBadInput)
+// every frame dropped and why, onEnd (may be nil) why the input ended —
+// cleanly between messages, or in the middle of one.
+func NewStream(rwc io.ReadWriteCloser, onBadInput, onEnd func(string)) jsonrpc2.ObjectStream {
+	s := newResilientStream(rwc, onBadInput)
+	s.onEnd = onEnd
+	return s
 }
 
 func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *resilientStream {
@@ -68,6 +74,7 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 			if err == errBadFrame {
 				continue
 			}
+			s.ended(err)
 			return err
 		}
 		if err := json.Unmarshal(body, v); err != nil {
@@ -78,12 +85,29 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 	}
 }
 
+// ended says why the input ended: cleanly between messages, or in the
+// middle of one (then what arrived of it is lost, and the log says so).
+func (s *resilientStream) ended(err error) {
+	if s.onEnd == nil {
+		return
+	}
+	switch {
+	case s.partial > 0 && (err == io.EOF || err == io.ErrUnexpectedEOF):
+		s.onEnd(fmt.Sprintf("the client's input ended in the middle of a message (%d bytes of it had arrived); the message is lost", s.partial))
+	case err == io.EOF:
+		s.onEnd("the client closed its input")
+	default:
+		s.onEnd("reading from the client failed: " + err.Error())
+	}
+}
+
 // errBadFrame is a frame that was answered with an error and dropped.
 var errBadFrame = fmt.Errorf("bad frame")
 
 // readFrame reads one header block and its body. It returns valid JSON or
 // errBadFrame (already answered); any other error ends the stream.
 func (s *resilientStream) readFrame() ([]byte, error) {
+	s.partial = 0
 	length, err := s.readHeaders()
 	if err != nil {
 		return nil, err
@@ -118,11 +142,14 @@ func (s *resilientStream) readHeaders() (int, error) {
 	for {
 		line, err := s.in.readLine()
 		if err != nil {
+			s.partial += s.in.buffered()
 			return -1, err
 		}
+		s.partial += len(line)
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
 			if !sawHeader {
+				s.partial = 0
 				continue // stray blank line between frames
 			}
 			return length, nil
@@ -151,6 +178,7 @@ func (s *resilientStream) readBody(length int) (body []byte, resync int, err err
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
+			s.partial += len(body)
 			return nil, -1, err
 		}
 		body = append(body, chunk...)
@@ -375,6 +403,9 @@ func (r *frameReader) readLine() ([]byte, error) {
 		}
 	}
 }
+
+// buffered is how many bytes were read and not consumed yet.
+func (r *frameReader) buffered() int { return len(r.buf) - r.off }
 
 // next returns up to n unread bytes (at least one), valid until the next call.
 func (r *frameReader) next(n int) ([]byte, error) {

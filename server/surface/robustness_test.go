@@ -129,3 +129,19 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 		t.Fatalf("doc %d: %v", i, err)
 	}
 }
+
+// Lone carriage returns end lines for LSP clients (chatdoc.LineIndex): every
+// answer stays inside the lines a client counts.
+func TestLoneCarriageReturnsKeepAnswersValid(t *testing.T) {
+	reg := newFakeRegistry()
+	for i, text := range []string{
+		"@You:\nsome\rtext\r\n@Assistant:\r**Tool Use:** `read` (`t1`)\n\n```json\r\n{\"path\":\"a\r\"}\n```\n\n@You:\n\n**Tool Result:** `t1`\n\n```flemma:tool status=pending\r```\n",
+		"```lua\rflemma.opt.x = 1\n```\n@You:\r\rhi\r",
+		"\r\r\r@You:\n<thinking>\rx\r</thinking>\n",
+	} {
+		doc := chatdoc.Parse(text)
+		for _, enc := range []chatdoc.Encoding{chatdoc.UTF16, chatdoc.UTF8} {
+			checkEverything(t, i, doc, enc, reg)
+		}
+	}
+}
