@@ -2,12 +2,11 @@ package chatdoc
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/internal/cputime"
 )
 
 // parseTime is the least CPU time of five parses. CPU time (this process's,
@@ -18,24 +17,8 @@ import (
 // Each parse starts from a collected heap with the collector off, so the
 // garbage of one parse is never collected (and counted) during the next.
 func parseTime(text string) time.Duration {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	best := time.Duration(1 << 62)
-	for range 5 {
-		runtime.GC()
-		start := processCPU()
-		Parse(text)
-		best = min(best, processCPU()-start)
-	}
-	return best
-}
-
-// processCPU is the user and system time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpu, _ := cputime.Cost(func() { Parse(text) })
+	return cpu
 }
 
 // assertLinear parses gen(n) and gen(8n): a linear parser takes about 8x as

@@ -78,8 +78,8 @@ type lister struct {
 	ctx    context.Context
 	limit  int
 	hidden func(string) bool // Env.Hidden: not descended into
-	lines []string
-	cut   bool
+	lines  []string
+	cut    bool
 }
 
 // list appends dir's entries, directories first, each group sorted

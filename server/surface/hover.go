@@ -86,7 +86,9 @@ const maxHoverInput = 8 << 10
 // raw fence content; at most maxHoverInput bytes of it.
 func hoverInput(h HoverInfo) string {
 	text := strings.TrimSpace(h.RawInput)
-	if h.Input != nil {
+	// A large input is shown as written (its head): pretty-printing it
+	// whole only to cut it would cost time and memory for nothing.
+	if h.Input != nil && len(h.RawInput) <= 4*maxHoverInput {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
