@@ -1,10 +1,16 @@
 # The README's two commands: `go install ./cmd/chatls && chatls demo` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-clients build bench fuzz vet
+.PHONY: test test-go test-clients build bench fuzz fuzz-ci vet
 
 # Everything: Go unit, fuzz-seed and end-to-end tests, then the real-editor tests.
-test: vet test-go test-clients
+# On CI (CI=true) every fuzz target also fuzzes briefly, so a new crasher in a
+# parser shows up on the change that introduced it.
+test: vet test-go test-clients $(if $(filter true,$(CI)),fuzz-ci)
+
+# A short pass of every fuzz target; `make fuzz FUZZTIME=10m` for a long one.
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=8s
 
 vet:
 	$(GO) vet ./...
@@ -29,7 +35,7 @@ FUZZ_TARGETS = \
 	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./chatdoc/:FuzzDecodeJSONObject \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
 	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
-	./tools/plugin/:FuzzDispatch
+	./tools/plugin/:FuzzDispatch ./tools/procsup/:FuzzDecodeRequest
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
