@@ -1,10 +1,12 @@
 package chatdoc
 
 import (
+	"path/filepath"
 	"strings"
 )
 
-// fileRefs records `@./path` and `@../path` references in You and System
+// fileRefs records `@./path`, `@../path`, `@~/path` (home) and `@//path`
+// (absolute) references in You and System
 // messages, read as Flemma reads them: the reference starts at the line
 // start or after whitespace or "(" and ends at whitespace; a `;type=MIME`
 // suffix names the MIME type; otherwise trailing ASCII punctuation is not
@@ -18,7 +20,7 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 			continue
 		}
 		rest := line[i+1:]
-		if !strings.HasPrefix(rest, "./") && !strings.HasPrefix(rest, "../") {
+		if !isFileRefStart(rest) {
 			continue
 		}
 		n := 0
@@ -27,12 +29,39 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 		}
 		raw, path, mime := splitFileRef(rest[:n])
 		i += n
-		if strings.Trim(path, "./") == "" {
+		if strings.HasPrefix(path, "//") {
+			path = path[1:] // `@//tmp/x` names /tmp/x
+		}
+		if strings.Trim(path, "./~") == "" {
 			continue
 		}
 		start := lineStart + i - n
 		s.cur.FileRefs = append(s.cur.FileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime})
 	}
+}
+
+func isFileRefStart(s string) bool {
+	return strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") ||
+		strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "//")
+}
+
+// ResolveFileRef is the file a reference's Path names: relative paths from
+// the document's directory, `~/` from home. An empty result means it names
+// nothing resolvable (a relative path in an unsaved buffer, no home).
+func ResolveFileRef(docDir, home, path string) string {
+	switch {
+	case strings.HasPrefix(path, "~/"):
+		if home == "" {
+			return ""
+		}
+		path = filepath.Join(home, path[2:])
+	case !filepath.IsAbs(path):
+		if docDir == "" {
+			return ""
+		}
+		path = filepath.Join(docDir, path)
+	}
+	return filepath.Clean(path)
 }
 
 // splitFileRef reads a reference without its "@": the part that belongs to

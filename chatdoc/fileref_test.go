@@ -45,3 +45,29 @@ func TestFileRefsReadLikeFlemma(t *testing.T) {
 		t.Fatalf("asked %q", asked)
 	}
 }
+
+// `@~/` names a file under home and `@//` an absolute path (SPEC §1, as
+// Flemma's rewriter reads them); a bare prefix names nothing.
+func TestFileRefsHomeAndAbsolute(t *testing.T) {
+	d := Parse("@You:\nsee @~/notes/a.md, @//tmp/x%20y.txt;type=text/plain and @~/ @// mail@//x\n")
+	var got [][2]string
+	for _, r := range d.Messages[0].FileRefs {
+		got = append(got, [2]string{d.Slice(r.Span.Start, r.Span.End), r.Path})
+	}
+	want := [][2]string{{"@~/notes/a.md", "~/notes/a.md"}, {"@//tmp/x%20y.txt;type=text/plain", "/tmp/x y.txt"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("refs\n got %q\nwant %q", got, want)
+	}
+	for _, c := range []struct{ dir, home, path, want string }{
+		{"/doc", "/home/u", "~/notes/a.md", "/home/u/notes/a.md"},
+		{"/doc", "", "~/a", ""},
+		{"/doc", "/home/u", "/tmp/x", "/tmp/x"},
+		{"/doc/sub", "/home/u", "../up/./x.go", "/doc/up/x.go"},
+		{"", "/home/u", "./x", ""},
+		{"", "/home/u", "/abs", "/abs"},
+	} {
+		if got := ResolveFileRef(c.dir, c.home, c.path); got != c.want {
+			t.Errorf("ResolveFileRef(%q, %q, %q) = %q, want %q", c.dir, c.home, c.path, got, c.want)
+		}
+	}
+}

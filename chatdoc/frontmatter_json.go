@@ -55,8 +55,9 @@ func evaluateJSON(fm *Frontmatter) []Diagnostic {
 			"Frontmatter error: %v", err)}
 	}
 	if !root.isObj {
-		return []Diagnostic{diag(Span{0, fm.codeStart - 1}, SeverityError, CodeFrontmatterError, "",
-			"Frontmatter error: JSON frontmatter must be an object")}
+		// As Flemma: a warning, the document is usable without variables.
+		return []Diagnostic{diag(Span{0, fm.codeStart - 1}, SeverityWarning, CodeFrontmatterError, "",
+			"Frontmatter must be an object, got %s", root.kind())}
 	}
 	j := jsonOptions{fm: fm, lines: lines}
 	for i, key := range root.keys {
@@ -70,6 +71,26 @@ func evaluateJSON(fm *Frontmatter) []Diagnostic {
 		fm.Vars[key] = root.values[i].plain()
 	}
 	return j.diags
+}
+
+// kind names the value's JSON type for messages.
+func (n *jsonNode) kind() string {
+	switch v := n.scalar; {
+	case n.isObj:
+		return "object"
+	case n.isArr:
+		return "array"
+	case v == nil:
+		return "null"
+	default:
+		switch v.(type) {
+		case string:
+			return "string"
+		case bool:
+			return "boolean"
+		}
+		return "number"
+	}
 }
 
 // decodeJSONNode reads one value; depth bounds the recursion (a frontmatter

@@ -119,10 +119,21 @@ func TestJSONFrontmatter(t *testing.T) {
 	}
 }
 
+// JSON frontmatter that is not an object is a warning (as Flemma): the
+// document works without variables.
+func TestJSONFrontmatterNotObject(t *testing.T) {
+	for code, kind := range map[string]string{"[1, 2]": "array", `"x"`: "string", "3.5": "number", "true": "boolean", "null": "null"} {
+		d := frontmatterDoc("json", code)
+		dg := fmDiag(t, d)
+		if dg.Severity != SeverityWarning || dg.Message != "Frontmatter must be an object, got "+kind || len(d.Messages) != 1 {
+			t.Fatalf("%s: %+v", code, dg)
+		}
+	}
+}
+
 func TestJSONFrontmatterErrors(t *testing.T) {
 	for name, code := range map[string]string{
 		"syntax":           "{\n  \"flemma\": {\n    \"a\": [1,\n  }\n}",
-		"not an object":    "[1, 2]",
 		"unknown operator": `{"flemma": {"tools": {"auto_approve": {"$add": "x"}}}}`,
 		"nested list":      `{"flemma": {"tools": {"auto_approve": [["x"]]}}}`,
 		"trailing data":    `{} {}`,
@@ -140,8 +151,8 @@ func TestFrontmatterShapes(t *testing.T) {
 	if dg := fmDiag(t, d); dg.Message != "Unsupported frontmatter language: yaml" || d.Frontmatter.Language != "yaml" {
 		t.Fatalf("%+v", dg)
 	}
-	// Unclosed: no frontmatter; the unclosed fence swallows the rest.
-	if d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages) != 0 {
+	// Unclosed: no frontmatter; the messages are still read (as Flemma).
+	if d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages) != 1 {
 		t.Fatalf("unclosed frontmatter read: %+v", d.Frontmatter)
 	}
 	// Not on line 1: an ordinary fence before the first marker.

@@ -33,6 +33,18 @@ type (
 		Range       jsonRange        `json:"range"`
 		ToolUses    []jsonToolUse    `json:"toolUses"`
 		ToolResults []jsonToolResult `json:"toolResults"`
+		Thinking    []jsonThinking   `json:"thinking"`
+		Aborted     *jsonAborted     `json:"aborted"`
+	}
+	jsonThinking struct {
+		Provider  *string   `json:"provider"`
+		Signature *string   `json:"signature"`
+		Redacted  bool      `json:"redacted"`
+		Range     jsonRange `json:"range"`
+	}
+	jsonAborted struct {
+		Message string    `json:"message"`
+		Range   jsonRange `json:"range"`
 	}
 	jsonToolUse struct {
 		ID    string          `json:"id"`
@@ -92,6 +104,17 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 				jr.Dialect = &dl
 			}
 			jm.ToolResults = append(jm.ToolResults, jr)
+		}
+		jm.Thinking = []jsonThinking{}
+		for _, t := range m.Thinking {
+			jt := jsonThinking{Redacted: t.Redacted(), Range: r(t.Span)}
+			if sig := t.Signature(); sig != nil {
+				jt.Provider, jt.Signature = &sig.Provider, &sig.Value
+			}
+			jm.Thinking = append(jm.Thinking, jt)
+		}
+		if a := m.Abort; a != nil {
+			jm.Aborted = &jsonAborted{Message: a.Message, Range: r(a.Span)}
 		}
 		out.Messages = append(out.Messages, jm)
 	}

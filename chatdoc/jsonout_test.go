@@ -61,3 +61,61 @@ func TestParseJSONSortsDiagnostics(t *testing.T) {
 		t.Fatalf("not sorted:\n%s", s)
 	}
 }
+
+// Each message lists its thinking blocks (provider and signature null when
+// absent) and its abort marker (SPEC §6).
+func TestParseJSONThinkingAndAbort(t *testing.T) {
+	text := "@You:\nq\n@Assistant:\n<thinking anthropic:signature=\"c2ln\">\nhmm\r\nyes\n</thinking>\n" +
+		"<thinking redacted>\nDATA\n</thinking>\n<thinking openai:signature=\"e30=\"/>\n<thinking>\nplain\n</thinking>\n" +
+		"partial answer\n<!-- flemma:aborted: Response interrupted by the user. -->\n"
+	d := Parse(text)
+	out := assertValidJSONOutput(t, d)
+	var doc struct {
+		Messages []struct {
+			Thinking []struct {
+				Provider, Signature *string
+				Redacted            bool
+				Range               jsonRange
+			}
+			Aborted *struct {
+				Message string
+				Range   jsonRange
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Messages) != 2 || doc.Messages[0].Aborted != nil || len(doc.Messages[0].Thinking) != 0 {
+		t.Fatalf("%s", out)
+	}
+	th := doc.Messages[1].Thinking
+	str := func(p *string) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return *p
+	}
+	got := []string{}
+	for _, x := range th {
+		got = append(got, str(x.Provider)+"|"+str(x.Signature)+"|"+map[bool]string{true: "redacted", false: "-"}[x.Redacted])
+	}
+	want := "anthropic|c2ln|- <nil>|<nil>|redacted openai|e30=|- <nil>|<nil>|-"
+	if strings.Join(got, " ") != want || th[0].Range.Start.Line != 3 || th[0].Range.End.Line != 7 {
+		t.Fatalf("thinking %v %+v", got, th)
+	}
+	if a := doc.Messages[1].Aborted; a == nil || a.Message != "Response interrupted by the user." || a.Range.Start.Line != 15 {
+		t.Fatalf("aborted %+v", a)
+	}
+	m := d.Messages[1]
+	if c := d.ThinkingContent(m.Thinking[0]); c != "hmm\nyes" || !d.ThinkingClosed(m.Thinking[0]) {
+		t.Fatalf("content %q", c)
+	}
+	if d.ThinkingContent(m.Thinking[2]) != "" || !d.ThinkingClosed(m.Thinking[2]) || d.ThinkingContent(m.Thinking[1]) != "DATA" {
+		t.Fatal("self-closing or redacted content")
+	}
+	open := Parse("@Assistant:\n<thinking>\nstill\n@You:\nx\n")
+	if th := open.Messages[0].Thinking[0]; open.ThinkingClosed(th) || open.ThinkingContent(th) != "still" {
+		t.Fatalf("unclosed %q", open.ThinkingContent(th))
+	}
+}

@@ -110,21 +110,24 @@ func TestUnclosedPlainFenceWarns(t *testing.T) {
 	}
 }
 
-// An unclosed frontmatter stays "no frontmatter" (SPEC §1); the line-1
-// fence then holds the whole document, which the warning explains.
+// An unclosed frontmatter stays "no frontmatter" (SPEC §1) and, like any
+// fence before the first role marker, hides nothing: Flemma ignores the text
+// before the first marker and reads the messages. The warning says why the
+// settings are not applied.
 func TestUnclosedFrontmatterWarns(t *testing.T) {
 	d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n")
-	if d.Frontmatter != nil || len(d.Messages) != 0 {
+	if d.Frontmatter != nil || len(d.Messages) != 1 || d.Messages[0].Role != "You" {
 		t.Fatalf("frontmatter %+v messages %d", d.Frontmatter, len(d.Messages))
 	}
 	if len(d.Diagnostics) != 1 || d.Diagnostics[0].Code != CodeUnclosedFence || d.Diagnostics[0].Span != (Span{0, 6}) ||
-		!strings.HasPrefix(d.Diagnostics[0].Message, "Frontmatter is not closed") {
+		d.Diagnostics[0].Message != "Frontmatter is not closed (add a line of ```), so it is ordinary text before the first role marker and is ignored" {
 		t.Fatalf("diagnostics %+v", d.Diagnostics)
 	}
-	// An unclosed fence later in the text before the first marker.
+	// An unclosed fence later in the text before the first marker: ignored
+	// text like the rest of the preamble, the message is read.
 	d = Parse("notes\n```\n@You:\nhi\n")
-	if len(d.Diagnostics) != 1 || d.Diagnostics[0].Code != CodeUnclosedFence || d.Diagnostics[0].Span != (Span{6, 9}) {
-		t.Fatalf("diagnostics %+v", d.Diagnostics)
+	if len(d.Diagnostics) != 0 || len(d.Messages) != 1 {
+		t.Fatalf("diagnostics %+v messages %d", d.Diagnostics, len(d.Messages))
 	}
 }
 

@@ -149,6 +149,12 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 			s.fileRefs(line, start)
 		case '`':
 			if ticks, info, ok := fenceOpener(line); ok {
+				if s.cur == nil {
+					// Before the first role marker nothing is read, fences
+					// neither (as Flemma): an unclosed one can't hide messages.
+					s.preambleFence(line, ticks, start, end)
+					continue
+				}
 				s.openFence(ticks, info, start, end, next)
 			}
 		case '*':
@@ -310,18 +316,24 @@ func (s *bodyScanner) finishFence() {
 	}
 }
 
+// preambleFence is a fence line before the first role marker. Only a line-1
+// frontmatter opener that never closed (the frontmatter reader left it to the
+// body) gets a word: the user meant frontmatter and has none.
+func (s *bodyScanner) preambleFence(line string, ticks, start, end int) {
+	if start != 0 {
+		return
+	}
+	if _, ok := frontmatterOpener(line); ok {
+		s.addDiag(diag(Span{start, end}, SeverityWarning, CodeUnclosedFence, "",
+			"Frontmatter is not closed (add a line of %s), so it is ordinary text before the first role marker and is ignored", strings.Repeat("`", ticks)))
+	}
+}
+
 // unclosedFence warns about a plain fence that runs to the end of the
 // document. Flemma reads it the same way (the rest is inside the fence); the
 // warning says why later messages are gone.
 func (s *bodyScanner) unclosedFence(f *Fence) {
 	closer := strings.Repeat("`", f.Ticks)
-	if f.OpenerSpan.Start == 0 {
-		if _, ok := frontmatterOpener(s.at(f.OpenerSpan)); ok {
-			s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeUnclosedFence, "",
-				"Frontmatter is not closed (add a line of %s), so it is no frontmatter but a code fence holding the rest of the document", closer))
-			return
-		}
-	}
 	s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeUnclosedFence, "",
 		"Code fence is not closed (add a line of %s); the rest of the document is inside it", closer))
 }

@@ -63,8 +63,9 @@ func documentDiagnostics(doc *chatdoc.Document, name string) []chatdoc.Diagnosti
 // fileExistsBeside resolves references relative to the document's directory.
 func fileExistsBeside(docPath string) func(string) bool {
 	dir := filepath.Dir(docPath)
+	home, _ := os.UserHomeDir()
 	return func(ref string) bool {
-		_, err := os.Stat(filepath.Join(dir, ref))
+		_, err := os.Stat(chatdoc.ResolveFileRef(dir, home, ref))
 		return err == nil
 	}
 }

@@ -2,6 +2,7 @@ package surface
 
 import (
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -53,12 +54,12 @@ func fileURI(dir, path string) string {
 	return u.String()
 }
 
-// refPath is the file a reference names, resolved against the document's
-// directory.
+// refPath is the file a reference names (SPEC §1: relative to the
+// document's directory, `~/` from home, `//` absolute).
 func refPath(dir, path string) string {
-	path = strings.TrimPrefix(path, "@")
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
+	home, _ := os.UserHomeDir()
+	if p := chatdoc.ResolveFileRef(dir, home, path); p != "" {
+		return p
 	}
-	return filepath.Clean(path)
+	return filepath.Clean(filepath.Join(dir, path))
 }
