@@ -31,3 +31,26 @@ func luaErrorDiagnostic(fm *Frontmatter, err error) Diagnostic {
 	}
 	return diag(span, SeverityError, CodeFrontmatterError, "", "Frontmatter error: %s", msg)
 }
+
+// TemplateVM is a VM holding the frontmatter's variables, for the
+// document's templates (SPEC §7: the same sandboxed VM as the frontmatter).
+// A Lua frontmatter runs again in it, so its functions are there too; its
+// option changes are recorded into a copy and dropped. nil fm: an empty VM.
+// The caller closes the VM.
+func TemplateVM(fm *Frontmatter) *luavm.VM {
+	vm := luavm.New("the templates")
+	vm.Reserve("flemma")
+	if fm == nil {
+		return vm
+	}
+	switch fm.Language {
+	case "lua":
+		scratch := *fm
+		rec := &optRecorder{fm: &scratch, vm: vm}
+		rec.install(vm.L)
+		_ = vm.Run(luaChunkName, fm.Code) // its error is the frontmatter's diagnostic already
+	default:
+		vm.SetVars(fm.Vars)
+	}
+	return vm
+}

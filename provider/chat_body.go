@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The Chat Completions request (Ollama, OpenRouter, llama.cpp, vLLM…) as
+// Flemma 0.11's openai_chat builds it. IDs go out unchanged: these servers
+// take any string, and some check them against their own.
+type chatBody struct {
+	MaxTokens     int            `json:"max_tokens"`
+	Model         string         `json:"model"`
+	Stream        bool           `json:"stream"`
+	StreamOptions map[string]any `json:"stream_options"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	ToolChoice    string         `json:"tool_choice,omitempty"`
+	Tools         []chatTool     `json:"tools,omitempty"`
+	Messages      []any          `json:"messages"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type chatToolMsg struct {
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+	Name       string `json:"name"`
+	Content    string `json:"content"`
+}
+
+type chatAssistantMsg struct {
+	Role             string         `json:"role"`
+	Content          *string        `json:"content,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function chatCallFunction `json:"function"`
+}
+
+type chatCallFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatImage struct {
+	Type     string            `json:"type"`
+	ImageURL map[string]string `json:"image_url"`
+}
+
+func chatRequest(p *Prompt, model string, pr params) *chatBody {
+	body := &chatBody{Model: model, MaxTokens: pr.MaxTokens, Stream: true,
+		StreamOptions: map[string]any{"include_usage": true}, Temperature: pr.Temperature, Messages: []any{}}
+	if p.System != "" {
+		body.Messages = append(body.Messages, roleContent{Role: "system", Content: p.System})
+	}
+	for _, m := range p.Messages {
+		if m.Role == "user" {
+			body.Messages = append(body.Messages, chatUser(m)...)
+		} else if msg, ok := chatAssistant(m); ok {
+			body.Messages = append(body.Messages, msg)
+		}
+	}
+	for _, t := range p.Tools {
+		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunction{Name: WireName(t.Name), Description: t.Description, Parameters: t.Schema}})
+	}
+	if len(body.Tools) > 0 {
+		body.ToolChoice = "auto"
+	}
+	return body
+}
+
+// chatUser: one "tool" message per result, then the user's text — a plain
+// string, or a content array when it holds an image.
+func chatUser(m Message) []any {
+	var out []any
+	var texts []string
+	var parts []any
+	multimodal := false
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartToolResult:
+			content := p.Text
+			if p.IsError {
+				content = "Error: " + orString(content, "Tool execution failed")
+			}
+			out = append(out, chatToolMsg{Role: "tool", ToolCallID: p.ID, Name: WireName(p.Name), Content: content})
+		case PartText:
+			if strings.TrimSpace(p.Text) != "" {
+				texts = append(texts, p.Text)
+				parts = append(parts, inputTextPart(p.Text))
+			}
+		case PartFile:
+			if p.File.IsText() {
+				texts = append(texts, string(p.File.Data))
+				parts = append(parts, inputTextPart(string(p.File.Data)))
+				continue
+			}
+			multimodal = true
+			parts = append(parts, chatImage{Type: "image_url", ImageURL: map[string]string{"url": dataURL(p.File)}})
+		}
+	}
+	switch {
+	case multimodal:
+		out = append(out, roleContent{Role: "user", Content: parts})
+	case len(texts) > 0:
+		out = append(out, roleContent{Role: "user", Content: strings.Join(texts, "")})
+	}
+	return out
+}
+
+func inputTextPart(t string) inputText { return inputText{Type: "text", Text: t} }
+
+// chatAssistant: text, tool calls, and the reasoning as reasoning_content
+// (what DeepSeek, vLLM and llama.cpp read back).
+func chatAssistant(m Message) (chatAssistantMsg, bool) {
+	msg := chatAssistantMsg{Role: "assistant"}
+	var texts []string
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartText:
+			texts = append(texts, p.Text)
+		case PartToolUse:
+			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: p.ID, Type: "function", Function: chatCallFunction{Name: WireName(p.Name), Arguments: string(p.Input)}})
+		case PartThinking:
+			if !p.Redacted && strings.TrimSpace(p.Text) != "" {
+				msg.ReasoningContent = p.Text
+			}
+		}
+	}
+	if len(texts) > 0 {
+		t := strings.Join(texts, "")
+		msg.Content = &t
+	}
+	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
+}

@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Conn is how to reach an API: from trusted settings only (SPEC §7 "Keys
+// and trust").
+type Conn struct {
+	BaseURL string
+	Key     string
+	Headers map[string]string
+	// Project and Location are Vertex AI's.
+	Project, Location string
+	HTTP              *http.Client // nil: a client without a overall timeout (streams are long)
+}
+
+func (c Conn) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return &http.Client{Transport: http.DefaultTransport}
+}
+
+// Request is one send: the prompt for a model of an API.
+type Request struct {
+	API        string // anthropic | openai | openai-chat | gemini | vertex | script
+	Entry      string // the provider entry's name (provider-specific parameters may use it)
+	Model      string
+	Prompt     *Prompt
+	Parameters map[string]any
+	Info       *ModelInfo // the model's limits and prices (nil: unknown)
+	Conn       Conn
+	Retry      RetryPolicy
+	Script     *Script // the responses a script provider plays
+}
+
+// Result is what a send did, after its retries.
+type Result struct {
+	Attempts int
+	Usage    Usage
+	Duration time.Duration
+	Stop     string
+}
+
+// Family is the API family a request's thinking signatures belong to
+// (SPEC §7: anthropic, openai for Responses, vertex for Gemini).
+func Family(api string) string {
+	switch api {
+	case "anthropic":
+		return "anthropic"
+	case "openai":
+		return "openai"
+	case "gemini", "vertex":
+		return "vertex"
+	}
+	return api
+}
+
+// Body is the JSON request body chatls sends for the request (what the
+// golden tests hold).
+func Body(r *Request) ([]byte, error) {
+	pr, err := resolveParams(Family(r.API), r.Entry, r.Model, r.Parameters, r.Info)
+	if err != nil {
+		return nil, err
+	}
+	var body any
+	switch r.API {
+	case "anthropic":
+		body = anthropicRequest(r.Prompt, r.Model, pr, r.Info)
+	case "openai":
+		body = responsesRequest(r.Prompt, r.Model, pr, r.Info)
+	case "openai-chat":
+		body = chatRequest(r.Prompt, r.Model, pr)
+	case "gemini", "vertex":
+		body = geminiRequest(r.Prompt, pr)
+	case "script":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("unknown provider type %q (anthropic, openai, openai-chat, gemini, vertex or script)", r.API)
+	}
+	return json.Marshal(body)
+}
+
+// Send runs the request: the answer streams out through emit, retries
+// announce themselves as EventRetry. The error is an *APIError, ctx's
+// error on cancel, or a mapping error.
+func Send(ctx context.Context, r *Request, emit func(Event)) (Result, error) {
+	start := time.Now()
+	var usage Usage
+	var stop string
+	watch := func(ev Event) {
+		switch ev.Kind {
+		case EventUsage:
+			usage = ev.Usage
+		case EventStop:
+			stop = ev.StopReason
+		}
+		emit(ev)
+	}
+	body, err := Body(r)
+	if err != nil {
+		return Result{}, err
+	}
+	var t transport
+	switch r.API {
+	case "anthropic":
+		t = newAnthropic(r.Conn)
+	case "openai":
+		t = newResponses(r.Conn)
+	case "openai-chat":
+		t = newChat(r.Conn)
+	case "gemini", "vertex":
+		if t, err = newGemini(ctx, r.API, r.Model, r.Conn); err != nil {
+			return Result{}, err
+		}
+	case "script":
+		if r.Script == nil {
+			return Result{}, fmt.Errorf("the script provider has no responses (providers.NAME.file)")
+		}
+		t = r.Script.forPrompt(r.Prompt)
+	}
+	attempts, err := run(ctx, t, body, r.Retry, watch)
+	return Result{Attempts: attempts, Usage: usage, Duration: time.Since(start), Stop: stop}, err
+}
