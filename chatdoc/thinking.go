@@ -13,11 +13,13 @@ type ThinkingSignature struct {
 // (`<thinking anthropic:signature="…">`); nil when there is none.
 func (t *Thinking) Signature() *ThinkingSignature {
 	a := strings.TrimSpace(t.Attrs)
-	colon := strings.Index(a, `:signature="`)
-	if colon <= 0 || !strings.HasSuffix(a, `"`) {
+	const attr = `:signature="`
+	colon := strings.Index(a, attr)
+	// The closing quote must follow the opening one (`a:signature="` alone is none).
+	if colon <= 0 || len(a) < colon+len(attr)+1 || !strings.HasSuffix(a, `"`) {
 		return nil
 	}
-	provider, value := a[:colon], a[colon+len(`:signature="`):len(a)-1]
+	provider, value := a[:colon], a[colon+len(attr):len(a)-1]
 	for i := 0; i < len(provider); i++ {
 		if !isWordByte(provider[i]) {
 			return nil
