@@ -133,16 +133,12 @@ func mintToolID(name string) string {
 	return fmt.Sprintf("urn:flemma:tool:%s:%s%s", name, strconv.FormatInt(time.Now().Unix(), 16), hex.EncodeToString(b[:]))
 }
 
+// geminiError turns genai's error (a value type) into an APIError. genai
+// does not expose the response headers, so there is no retry-after here.
 func geminiError(err error) error {
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
 		e := &APIError{Status: apiErr.Code, Type: apiErr.Status, Message: apiErr.Message}
-		e.Retryable = e.Status == 429 || e.Status >= 500
-		return e
-	}
-	var apiErrP *genai.APIError
-	if errors.As(err, &apiErrP) {
-		e := &APIError{Status: apiErrP.Code, Type: apiErrP.Status, Message: apiErrP.Message}
 		e.Retryable = e.Status == 429 || e.Status >= 500
 		return e
 	}

@@ -313,3 +313,13 @@ func TestMalformedStream(t *testing.T) {
 		t.Fatalf("err %#v attempts %d", err, res.Attempts)
 	}
 }
+
+// Gemini's error bodies come through with Google's status word.
+func TestGeminiError(t *testing.T) {
+	srv := newReplay(t, reply{status: 400, body: `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`})
+	_, res, err := send(t, &Request{API: "gemini", Model: "gemini-2.5-pro", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "AIza-bad-key-123"}, Retry: RetryPolicy{Max: 3}})
+	api, ok := err.(*APIError)
+	if !ok || api.Status != 400 || api.Type != "INVALID_ARGUMENT" || !strings.HasPrefix(api.Message, "API key not valid") || res.Attempts != 1 || strings.Contains(err.Error(), "AIza-bad-key-123") {
+		t.Fatalf("err %#v attempts %d", err, res.Attempts)
+	}
+}
