@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,7 @@ type anthropicAPI struct {
 
 func newAnthropic(c Conn) *anthropicAPI {
 	opts := []option.RequestOption{
-		option.WithBaseURL(orString(c.BaseURL, "https://api.anthropic.com/")),
+		option.WithBaseURL(cmp.Or(c.BaseURL, "https://api.anthropic.com/")),
 		option.WithAPIKey(c.Key),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(c.httpClient()),

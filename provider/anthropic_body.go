@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"path"
@@ -158,7 +159,7 @@ func anthropicThinkingConfig(body *anthropicBody, pr params, info *ModelInfo) {
 	case !th.Enabled:
 	case adaptive:
 		body.Thinking = adaptiveThinking{Type: "adaptive", Display: "summarized"}
-		body.OutputConfig = &effortConfig{Effort: orString(th.Effort, "high")}
+		body.OutputConfig = &effortConfig{Effort: cmp.Or(th.Effort, "high")}
 	case th.Budget > 0 && th.Effort != "":
 		body.Thinking = budgetThinking{Type: "enabled", BudgetTokens: th.Budget}
 		body.OutputConfig = &effortConfig{Effort: th.Effort}

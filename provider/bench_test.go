@@ -62,13 +62,9 @@ func BenchmarkDecodeStream(b *testing.B) {
 		events++
 	}
 	s.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
-	t := &testing.T{}
-	srv := newReplay(t)
 	body := s.String()
-	for range 1 << 16 {
-		srv.replies = append(srv.replies, reply{status: 200, body: body})
-	}
-	defer srv.Close()
+	srv := newReplay(b, reply{status: 200, body: body})
+	srv.repeat = true
 	r := &Request{API: "anthropic", Model: "m", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "k"}}
 	b.SetBytes(int64(len(body)))
 	b.ResetTimer()

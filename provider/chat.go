@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sort"
@@ -105,5 +106,5 @@ func reasoningContent(raw string) string {
 	if json.Unmarshal([]byte(raw), &d) != nil {
 		return ""
 	}
-	return orString(d.ReasoningContent, d.Reasoning)
+	return cmp.Or(d.ReasoningContent, d.Reasoning)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -94,7 +95,7 @@ func chatUser(m Message) []any {
 		case PartToolResult:
 			content := p.Text
 			if p.IsError {
-				content = "Error: " + orString(content, "Tool execution failed")
+				content = "Error: " + cmp.Or(content, "Tool execution failed")
 			}
 			out = append(out, chatToolMsg{Role: "tool", ToolCallID: p.ID, Name: WireName(p.Name), Content: content})
 		case PartText:

@@ -67,7 +67,7 @@ func run(ctx context.Context, t transport, body []byte, policy RetryPolicy, emit
 		}
 		var api *APIError
 		if !errors.As(err, &api) {
-			api = &APIError{Message: err.Error(), Retryable: true}
+			return attempt, err // not the provider's answer: nothing to retry
 		}
 		if !api.Retryable || content || attempt > policy.Max {
 			return attempt, err

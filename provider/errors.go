@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ func statusError(status int, body []byte, retryAfter time.Duration) *APIError {
 	if json.Unmarshal(body, &shape) == nil {
 		e.Type, e.Message = shape.Type, shape.Message
 		if x := shape.Error; x != nil {
-			e.Type, e.Message = orString(x.Type, x.Status), x.Message
+			e.Type, e.Message = cmp.Or(x.Type, x.Status), x.Message
 			if e.Type == "" {
 				if c, ok := x.Code.(string); ok {
 					e.Type = c

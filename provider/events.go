@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/chatls/chatls/chatdoc"
@@ -68,5 +70,14 @@ type Retry struct {
 // Message is how the progress report says it:
 // "Rate limited; retrying in 12 s (2/4)".
 func (r *Retry) Message() string {
-	return r.Reason + "; retrying in " + seconds(r.Wait) + " (" + itoa(r.Attempt-1) + "/" + itoa(r.Max) + ")"
+	return r.Reason + "; retrying in " + seconds(r.Wait) + " (" + strconv.Itoa(r.Attempt-1) + "/" + strconv.Itoa(r.Max) + ")"
+}
+
+// seconds is a wait as people read it: "12 s", "0.5 s".
+func seconds(d time.Duration) string {
+	s := d.Seconds()
+	if s >= 10 || s == math.Trunc(s) {
+		return strconv.Itoa(int(math.Round(s))) + " s"
+	}
+	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -33,7 +34,7 @@ func newGemini(ctx context.Context, api, model string, c Conn) (*geminiAPI, erro
 	}
 	if api == "vertex" {
 		cfg.Backend = genai.BackendVertexAI
-		cfg.Project, cfg.Location = c.Project, orString(c.Location, "global")
+		cfg.Project, cfg.Location = c.Project, cmp.Or(c.Location, "global")
 		cfg.HTTPOptions.BaseURL = c.BaseURL
 		if cfg.Project == "" {
 			return nil, &APIError{Type: "configuration", Message: "Vertex AI needs a project: set parameters.vertex.project_id (or GOOGLE_CLOUD_PROJECT)"}
@@ -44,7 +45,7 @@ func newGemini(ctx context.Context, api, model string, c Conn) (*geminiAPI, erro
 	} else {
 		cfg.Backend = genai.BackendGeminiAPI
 		cfg.APIKey = c.Key
-		cfg.HTTPOptions.BaseURL = orString(c.BaseURL, "https://generativelanguage.googleapis.com/")
+		cfg.HTTPOptions.BaseURL = cmp.Or(c.BaseURL, "https://generativelanguage.googleapis.com/")
 	}
 	client, err := genai.NewClient(ctx, cfg)
 	if err != nil {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"path"
@@ -129,7 +130,7 @@ func geminiUser(m Message) []geminiPart {
 				continue
 			}
 			parts = append(parts, geminiPart{InlineData: &geminiInline{MIMEType: p.File.MIME,
-				Data: base64.StdEncoding.EncodeToString(p.File.Data), DisplayName: orString(path.Base(p.File.Path), "file")}})
+				Data: base64.StdEncoding.EncodeToString(p.File.Data), DisplayName: cmp.Or(path.Base(p.File.Path), "file")}})
 		}
 	}
 	if len(parts) == 0 {

@@ -6,9 +6,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/aymanbagabas/go-udiff"
 	"github.com/chatls/chatls/chatdoc"
 )
 
@@ -107,18 +107,8 @@ func TestGoldenRequestBodies(t *testing.T) {
 				t.Fatalf("%v (run with -update)", err)
 			}
 			if !bytes.Equal(want, pretty.Bytes()) {
-				t.Fatalf("%s differs (run with -update and review):\n%s", file, firstDiff(string(want), pretty.String()))
+				t.Fatalf("%s differs (run with -update and review):\n%s", file, udiff.Unified("golden", "sent", string(want), pretty.String()))
 			}
 		})
 	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) && i < len(bl); i++ {
-		if al[i] != bl[i] {
-			return "line " + itoa(i+1) + ":\n- " + al[i] + "\n+ " + bl[i]
-		}
-	}
-	return "lengths differ"
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -140,7 +141,7 @@ func resolveThinking(family string, level any, flat map[string]any, info *ModelI
 			}
 		}
 	}
-	var mapEffort func(string) string = func(l string) string {
+	mapEffort := func(l string) string {
 		if info != nil && info.EffortMap != nil {
 			return info.EffortMap[l]
 		}
@@ -148,7 +149,7 @@ func resolveThinking(family string, level any, flat map[string]any, info *ModelI
 	}
 	if family == "openai" {
 		if r, ok := flat["reasoning"].(string); ok && r != "" {
-			return thinking{Enabled: true, Level: r, Effort: orString(mapEffort(r), r)}, nil
+			return thinking{Enabled: true, Level: r, Effort: cmp.Or(mapEffort(r), r)}, nil
 		}
 		switch l := level.(type) {
 		case nil:
@@ -156,14 +157,14 @@ func resolveThinking(family string, level any, flat map[string]any, info *ModelI
 		case bool:
 			return thinking{Explicit: !l}, nil
 		case string:
-			return thinking{Enabled: true, Level: l, Effort: orString(mapEffort(l), l)}, nil
+			return thinking{Enabled: true, Level: l, Effort: cmp.Or(mapEffort(l), l)}, nil
 		}
 		if n, ok := number(level); ok {
 			if n <= 0 {
 				return thinking{Explicit: true}, nil
 			}
 			l := budgetLevel(int(n))
-			return thinking{Enabled: true, Level: l, Effort: orString(mapEffort(l), l)}, nil
+			return thinking{Enabled: true, Level: l, Effort: cmp.Or(mapEffort(l), l)}, nil
 		}
 		return thinking{}, fmt.Errorf("thinking must be a level, a token budget or false, not %v", level)
 	}
@@ -252,13 +253,6 @@ func number(v any) (float64, bool) {
 		return float64(n), true
 	}
 	return 0, false
-}
-
-func orString(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (p params) str(key string) string {

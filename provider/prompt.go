@@ -130,11 +130,11 @@ func (b *promptBuilder) runs(m *chatdoc.Message, segs []segment, text func(s str
 // joined with "\n", without the run's final line ending; the message's last
 // run also loses its trailing empty lines.
 func linesOf(s string, last bool) string {
-	s = strings.TrimSuffix(s, "\n")
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")
 	}
+	s = strings.TrimSuffix(s, "\n")
 	if last {
 		s = strings.TrimRight(s, "\n")
 	}

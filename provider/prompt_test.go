@@ -59,6 +59,12 @@ func TestPromptShape(t *testing.T) {
 	if len(problems) != 0 || p.System != "new rules" || len(p.Messages) != 1 || p.Messages[0].Parts[0].Text != "line one\nline two" {
 		t.Fatalf("%+v %+v", p, problems)
 	}
+	// A CRLF run before a tool result loses its line ending, not just "\n".
+	crlf := "@Assistant:\r\n**Tool Use:** `bash` (`t1`)\r\n```json\r\n{}\r\n```\r\n@You:\r\nfirst\r\n**Tool Result:** `t1`\r\n```\r\nok\r\n```\r\n"
+	q, _ := BuildPrompt(chatdoc.Parse(crlf), PromptOptions{})
+	if parts := q.Messages[1].Parts; len(parts) != 2 || parts[0].Text != "first" || parts[1].Kind != PartToolResult {
+		t.Fatalf("CRLF parts %+v", parts)
+	}
 	if strings.Contains(p.CacheKey, "secret") || len(p.CacheKey) < 20 {
 		t.Fatalf("cache key %q", p.CacheKey)
 	}

@@ -25,6 +25,7 @@ type replayServer struct {
 	bodies  [][]byte
 	paths   []string
 	headers []http.Header
+	repeat  bool // every request gets the first reply (benchmarks)
 }
 
 type reply struct {
@@ -42,7 +43,7 @@ func sse(t *testing.T, name string) string {
 	return string(b)
 }
 
-func newReplay(t *testing.T, replies ...reply) *replayServer {
+func newReplay(t testing.TB, replies ...reply) *replayServer {
 	rs := &replayServer{replies: replies}
 	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -52,6 +53,9 @@ func newReplay(t *testing.T, replies ...reply) *replayServer {
 		rs.paths = append(rs.paths, r.URL.Path+"?"+r.URL.RawQuery)
 		rs.headers = append(rs.headers, r.Header.Clone())
 		rs.mu.Unlock()
+		if rs.repeat {
+			n = 0
+		}
 		if n >= len(rs.replies) {
 			http.Error(w, `{"error":{"type":"test","message":"no more replies"}}`, 500)
 			return
@@ -197,13 +201,22 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 // 401 is not retried; the provider's type and message come through.
 func TestUnauthorizedNotRetried(t *testing.T) {
 	srv := newReplay(t, reply{status: 401, body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`})
-	_, res, err := send(t, &Request{API: "anthropic", Model: "claude-sonnet-4-6", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "sk-secret-key-value"}, Retry: RetryPolicy{Max: 4}})
+	_, res, err := send(t, &Request{API: "anthropic", Entry: "anthropic", Model: "claude-sonnet-4-6", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "sk-secret-key-value"}, Retry: RetryPolicy{Max: 4}})
 	api, ok := err.(*APIError)
 	if !ok || api.Status != 401 || api.Type != "authentication_error" || api.Message != "invalid x-api-key" || res.Attempts != 1 {
 		t.Fatalf("err %#v attempts %d", err, res.Attempts)
 	}
-	if strings.Contains(err.Error(), "sk-secret-key-value") {
-		t.Fatal("the key is in the error")
+	if strings.Contains(err.Error(), "sk-secret-key-value") || api.Hint != "the key for anthropic was refused; check it" {
+		t.Fatalf("error text %q", err)
+	}
+}
+
+// 404 names the model and the provider, as SPEC §7 words it.
+func TestModelNotFound(t *testing.T) {
+	srv := newReplay(t, reply{status: 404, body: `{"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`})
+	_, _, err := send(t, &Request{API: "anthropic", Entry: "anthropic", Model: "claude-x", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "k"}})
+	if err == nil || !strings.Contains(err.Error(), "model claude-x not found at anthropic") {
+		t.Fatalf("err %v", err)
 	}
 }
 

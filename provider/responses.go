@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -19,7 +20,7 @@ import (
 // URL and key (the SDK reads no OPENAI_* variable this way), no SDK retries.
 func openaiOptions(c Conn, defaultURL string) []option.RequestOption {
 	opts := []option.RequestOption{
-		option.WithBaseURL(orString(c.BaseURL, defaultURL)),
+		option.WithBaseURL(cmp.Or(c.BaseURL, defaultURL)),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(c.httpClient()),
 	}

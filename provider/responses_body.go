@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"path"
@@ -111,7 +112,7 @@ func responsesRequest(p *Prompt, model string, pr params, info *ModelInfo) *resp
 	reasoning := info != nil && info.ReasoningEffort
 	switch th := pr.Thinking; {
 	case reasoning && th.Enabled && th.Effort != "":
-		body.Reasoning = &reasoningParam{Effort: th.Effort, Summary: orString(pr.str("reasoning_summary"), "auto")}
+		body.Reasoning = &reasoningParam{Effort: th.Effort, Summary: cmp.Or(pr.str("reasoning_summary"), "auto")}
 		body.Include = []string{"reasoning.encrypted_content"}
 	case reasoning && th.Explicit:
 		body.Reasoning = &reasoningParam{Effort: "none"}
@@ -137,7 +138,7 @@ func responsesUser(m Message) []any {
 		case PartToolResult:
 			out := p.Text
 			if p.IsError {
-				out = "Error: " + orString(out, "Tool execution failed")
+				out = "Error: " + cmp.Or(out, "Tool execution failed")
 			}
 			items = append(items, functionCallOutput{Type: "function_call_output", CallID: WireID(p.ID), Output: out})
 		case PartText:
@@ -159,7 +160,7 @@ func responsesFile(f *Attachment) any {
 	case f.IsText():
 		return inputText{Type: "input_text", Text: string(f.Data)}
 	case f.MIME == "application/pdf":
-		return inputFile{Type: "input_file", Filename: orString(path.Base(f.Path), "document.pdf"), FileData: dataURL(f)}
+		return inputFile{Type: "input_file", Filename: cmp.Or(path.Base(f.Path), "document.pdf"), FileData: dataURL(f)}
 	}
 	return inputImage{Type: "input_image", ImageURL: dataURL(f), Detail: "auto"}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,7 +91,7 @@ func (s *Script) attempt(ctx context.Context, _ []byte, emit func(Event), conten
 	}
 	for i, u := range r.ToolUses {
 		*content = true
-		id := orString(u.ID, fmt.Sprintf("script_%d_%d", s.turn+1, i+1))
+		id := cmp.Or(u.ID, fmt.Sprintf("script_%d_%d", s.turn+1, i+1))
 		input := string(u.Input)
 		emit(Event{Kind: EventToolInputDelta, Text: input, Tool: &ToolCall{ID: id, Name: u.Name}})
 		emit(Event{Kind: EventToolUse, Tool: toolCall(id, u.Name, input)})

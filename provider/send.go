@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -125,5 +127,22 @@ func Send(ctx context.Context, r *Request, emit func(Event)) (Result, error) {
 		t = r.Script.forPrompt(r.Prompt)
 	}
 	attempts, err := run(ctx, t, body, r.Retry, watch)
+	var api *APIError
+	if errors.As(err, &api) {
+		api.Hint = hint(r, api.Status)
+	}
 	return Result{Attempts: attempts, Usage: usage, Duration: time.Since(start), Stop: stop}, err
+}
+
+// hint says what to fix for the refusals a user can fix (SPEC §7: "model
+// claude-x not found at anthropic").
+func hint(r *Request, status int) string {
+	entry := cmp.Or(r.Entry, r.API)
+	switch status {
+	case 401, 403:
+		return "the key for " + entry + " was refused; check it"
+	case 404:
+		return "model " + r.Model + " not found at " + entry
+	}
+	return ""
 }
