@@ -38,8 +38,4 @@ FUZZ_TARGETS = \
 	./tools/plugin/:FuzzDispatch ./tools/procsup/:FuzzDecodeRequest
 
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "== $$name ($$pkg)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	done
+	@GO=$(GO) bash internal/fuzz/run.sh $(FUZZTIME) $(FUZZ_TARGETS)
