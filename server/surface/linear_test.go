@@ -13,7 +13,9 @@ import (
 
 // Adversarial documents of size n (a hostile model or client): each
 // answer must cost time and memory linear in n. At 4n a linear answer
-// costs about 4x, a quadratic one 16x; the x6 bound leaves room for noise.
+// costs about 4x, a quadratic one 16x; the bounds (x8 for CPU time, which
+// other test binaries on a 2-core machine disturb; x6 for memory, which
+// nothing does) leave room for noise and still catch a quadratic answer.
 var adversarial = map[string]func(n int) string{
 	"deep nesting": func(n int) string {
 		return call("calculator", `{"expression":"1","x":`+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`)
@@ -66,14 +68,23 @@ func TestAnswersAreLinearOnAdversarialInputs(t *testing.T) {
 	for input, gen := range adversarial {
 		small, large := chatdoc.Parse(gen(sizes[input])), chatdoc.Parse(gen(4*sizes[input]))
 		for name, answer := range answers(reg) {
-			ts, ms := cputime.Cost(func() { answer(small) })
-			tl, ml := cputime.Cost(func() { answer(large) })
+			// Small and large alternate, so a burst of load from the other
+			// test binaries sharing the machine falls on both sizes.
+			ts, tl := time.Duration(1<<62), time.Duration(1<<62)
+			var ms, ml uint64
+			for range 2 {
+				var t time.Duration
+				t, ms = cputime.Cost(func() { answer(small) })
+				ts = min(ts, t)
+				t, ml = cputime.Cost(func() { answer(large) })
+				tl = min(tl, t)
+			}
 			t.Logf("%s / %s: %v, %d KB → %v, %d KB", input, name, ts, ms>>10, tl, ml>>10)
 			if tl > 5*time.Second {
 				t.Errorf("%s / %s: %v at %d bytes", input, name, tl, large.Len())
 			}
 			// Below a millisecond the small run is mostly noise.
-			if ts > time.Millisecond && tl > 6*ts {
+			if ts > time.Millisecond && tl > 8*ts {
 				t.Errorf("%s / %s: time grew x%.1f for 4x the input", input, name, float64(tl)/float64(ts))
 			}
 			if ms > 1<<20 && ml > 6*ms {
