@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -80,7 +82,19 @@ func LoadFile(path string) (Settings, []Warning, error) {
 	if err := validate(path, s); err != nil {
 		return Settings{}, warns, err
 	}
+	anchorScriptFiles(s, filepath.Dir(path))
 	return s, warns, nil
+}
+
+// anchorScriptFiles makes a script provider's relative file relative to the
+// settings file that names it, not to wherever chatls was started.
+func anchorScriptFiles(s Settings, dir string) {
+	for name, p := range s.Providers {
+		if p.File != "" && !filepath.IsAbs(p.File) && !strings.HasPrefix(p.File, "~/") {
+			p.File = filepath.Join(dir, p.File)
+			s.Providers[name] = p
+		}
+	}
 }
 
 // Validator checks settings beyond their shape: the approval package

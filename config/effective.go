@@ -19,6 +19,21 @@ type Effective struct {
 	WebFetchAllowHosts  []string
 	Sandbox             EffectiveSandbox
 	InlayHintsMaxLength int
+
+	// Sending (SPEC §7): the chosen provider and model, the parameters
+	// merged key by key (tables recursively), the trusted provider entries.
+	Provider   string
+	Model      string
+	Parameters map[string]any
+	Providers  map[string]ProviderSettings
+	Send       EffectiveSend
+}
+
+// EffectiveSend is send.* with defaults.
+type EffectiveSend struct {
+	MaxTurns   int
+	MaxCost    float64 // USD per chain
+	MaxRetries int
 }
 
 // EffectiveSandbox is sandbox.* with defaults (off, network allowed).
@@ -36,6 +51,9 @@ const (
 	DefaultBashTimeout         = 120
 	DefaultPlaceholderStyle    = "fence"
 	DefaultInlayHintsMaxLength = 80
+	DefaultMaxTurns            = 100 // as Flemma
+	DefaultMaxCost             = 5.0
+	DefaultMaxRetries          = 4
 )
 
 // Merge layers settings: later layers override earlier ones key by key; list
@@ -50,6 +68,7 @@ func Merge(layers ...Settings) Effective {
 		BashTimeout:         DefaultBashTimeout,
 		Sandbox:             EffectiveSandbox{Network: true},
 		InlayHintsMaxLength: DefaultInlayHintsMaxLength,
+		Send:                EffectiveSend{MaxTurns: DefaultMaxTurns, MaxCost: DefaultMaxCost, MaxRetries: DefaultMaxRetries},
 	}
 	for _, l := range layers {
 		setBool(&e.Autopilot, l.Autopilot)
@@ -87,8 +106,61 @@ func Merge(layers ...Settings) Effective {
 			e.Sandbox.Bwrap = l.Sandbox.Bwrap
 		}
 		setPositive(&e.InlayHintsMaxLength, l.InlayHints.MaxLength)
+		mergeSending(&e, l)
 	}
 	return e
+}
+
+func mergeSending(e *Effective, l Settings) {
+	if l.Provider != "" {
+		e.Provider = l.Provider
+	}
+	if l.Model != "" {
+		e.Model = l.Model
+	}
+	if l.Parameters != nil {
+		e.Parameters = mergeTables(e.Parameters, l.Parameters)
+	}
+	if l.Providers != nil {
+		merged := Overlay(Settings{Providers: e.Providers}, Settings{Providers: l.Providers})
+		e.Providers = merged.Providers
+	}
+	setPositive(&e.Send.MaxTurns, l.Send.MaxTurns)
+	if l.Send.MaxCost != nil && *l.Send.MaxCost >= 0 {
+		e.Send.MaxCost = *l.Send.MaxCost
+	}
+	if l.Send.MaxRetries != nil && *l.Send.MaxRetries >= 0 {
+		e.Send.MaxRetries = *l.Send.MaxRetries
+	}
+}
+
+// mergeTables overlays b on a key by key, tables recursively (Flemma's
+// parameters.anthropic.* merge into the inherited table); a copy.
+func mergeTables(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		sub, isTable := v.(map[string]any)
+		old, wasTable := out[k].(map[string]any)
+		if isTable && wasTable {
+			out[k] = mergeTables(old, sub)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// narrowSend keeps an untrusted workspace from raising the guards the
+// user's own settings give.
+func narrowSend(ws, user EffectiveSend) EffectiveSend {
+	return EffectiveSend{
+		MaxTurns:   min(ws.MaxTurns, user.MaxTurns),
+		MaxCost:    min(ws.MaxCost, user.MaxCost),
+		MaxRetries: min(ws.MaxRetries, user.MaxRetries),
+	}
 }
 
 // UntrustedView keeps only what a workspace file outside trust.workspaces may
@@ -101,6 +173,9 @@ func UntrustedView(s Settings) Settings {
 		InlayHints:       s.InlayHints,
 		Lines:            s.Lines,
 	}
+	// A document's choice among configured providers, never where they are.
+	out.Provider, out.Model, out.Parameters = s.Provider, s.Model, s.Parameters
+	out.Send = s.Send // narrowed against the user's in Resolve
 	out.Tools.MaxConcurrent = s.Tools.MaxConcurrent
 	out.Tools.DefaultTimeout = s.Tools.DefaultTimeout
 	out.Tools.Bash.Timeout = s.Tools.Bash.Timeout

@@ -47,7 +47,16 @@ type Resolution struct {
 	byRoot   map[string]Effective
 	userOnly Effective
 	session  Effective
+	ignored  []Warning
 }
+
+// IgnoredProvidersMessage says why an untrusted file's provider entries
+// do nothing (SPEC §7 "Keys and trust").
+const IgnoredProvidersMessage = "providers ignored: only trusted settings may say where the conversation and keys go (add this workspace to trust.workspaces in your user config to use them)"
+
+// Ignored lists what untrusted workspace files set that was dropped and
+// matters to the user (provider entries).
+func (r Resolution) Ignored() []Warning { return r.ignored }
 
 // Resolve computes the effective settings: the user layers alone, and for
 // each workspace root with a .chatls.toml the user layers plus that file —
@@ -62,9 +71,16 @@ func (l Layers) Resolve(trusted func(root string) bool) Resolution {
 		t := trusted(root)
 		r.trusted[root] = t
 		if !t {
+			if len(ws.Providers) > 0 {
+				r.ignored = append(r.ignored, Warning{File: filepath.Join(root, WorkspaceFile), Message: IgnoredProvidersMessage})
+			}
 			ws = UntrustedView(ws)
 		}
-		r.byRoot[root] = Merge(append(slices.Clone(user), ws)...)
+		e := Merge(append(slices.Clone(user), ws)...)
+		if !t {
+			e.Send = narrowSend(e.Send, r.userOnly.Send)
+		}
+		r.byRoot[root] = e
 		narrowing = append(narrowing, UntrustedView(ws))
 	}
 	for _, root := range l.Roots {
@@ -79,6 +95,7 @@ func (l Layers) Resolve(trusted func(root string) bool) Resolution {
 		r.session = r.userOnly
 	default:
 		r.session = Merge(narrowing...)
+		r.session.Send = narrowSend(r.session.Send, r.userOnly.Send)
 	}
 	return r
 }

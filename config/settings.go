@@ -14,6 +14,15 @@ type Settings struct {
 	Resolvers        []Resolver `json:"resolvers,omitempty" toml:"resolvers,omitempty"`
 	InlayHints       InlayHints `json:"inlayHints" toml:"inlayHints"`
 
+	// Sending to a model (SPEC §7). Provider, Model and Parameters may come
+	// from any layer; Providers (URLs, headers, key sources) only from
+	// trusted ones.
+	Provider   string                      `json:"provider,omitempty" toml:"provider,omitempty"`
+	Model      string                      `json:"model,omitempty" toml:"model,omitempty"`
+	Parameters map[string]any              `json:"parameters,omitempty" toml:"parameters,omitempty"`
+	Providers  map[string]ProviderSettings `json:"providers,omitempty" toml:"providers,omitempty"`
+	Send       SendSettings                `json:"send" toml:"send"`
+
 	// Lines records where list entries and rule tables were written, for
 	// traces: key "tools.autoApprove=VALUE", "tools.deny=VALUE",
 	// "tools.rules=RULE", "tools.presets.NAME.approve=VALUE" → 1-based line.
@@ -108,4 +117,43 @@ type Resolver struct {
 
 type InlayHints struct {
 	MaxLength *int `json:"maxLength,omitempty" toml:"maxLength,omitempty"`
+}
+
+// ProviderSettings is a `providers.NAME` entry (SPEC §7 "Providers"). Its
+// fields override a built-in entry of the same name key by key.
+type ProviderSettings struct {
+	Type          string                   `json:"type,omitempty" toml:"type,omitempty"` // anthropic | openai | openai-chat | gemini | vertex | script
+	BaseURL       string                   `json:"baseURL,omitempty" toml:"baseURL,omitempty"`
+	APIKeyEnv     string                   `json:"apiKeyEnv,omitempty" toml:"apiKeyEnv,omitempty"`
+	APIKeyCommand []string                 `json:"apiKeyCommand,omitempty" toml:"apiKeyCommand,omitempty"`
+	Headers       map[string]string        `json:"headers,omitempty" toml:"headers,omitempty"`
+	Models        map[string]ModelSettings `json:"models,omitempty" toml:"models,omitempty"`
+	// Model is the entry's default model (an openai-chat server has no
+	// built-in one).
+	Model string `json:"model,omitempty" toml:"model,omitempty"`
+	// File is a script provider's responses (relative to the settings file's
+	// directory when it is a file).
+	File string `json:"file,omitempty" toml:"file,omitempty"`
+}
+
+// ModelSettings overrides what the built-in model table says of a model.
+type ModelSettings struct {
+	Price         *Price `json:"price,omitempty" toml:"price,omitempty"`
+	ContextWindow *int   `json:"contextWindow,omitempty" toml:"contextWindow,omitempty"`
+	MaxTokens     *int   `json:"maxTokens,omitempty" toml:"maxTokens,omitempty"`
+}
+
+// Price is USD per million tokens.
+type Price struct {
+	Input      *float64 `json:"input,omitempty" toml:"input,omitempty"`
+	Output     *float64 `json:"output,omitempty" toml:"output,omitempty"`
+	CacheRead  *float64 `json:"cacheRead,omitempty" toml:"cacheRead,omitempty"`
+	CacheWrite *float64 `json:"cacheWrite,omitempty" toml:"cacheWrite,omitempty"`
+}
+
+// SendSettings are the guards of a chain of sends (SPEC §7).
+type SendSettings struct {
+	MaxTurns   *int     `json:"maxTurns,omitempty" toml:"maxTurns,omitempty"`
+	MaxCost    *float64 `json:"maxCost,omitempty" toml:"maxCost,omitempty"`
+	MaxRetries *int     `json:"maxRetries,omitempty" toml:"maxRetries,omitempty"`
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -35,6 +36,9 @@ type Store struct {
 	loaded map[string]bool  // sources that loaded at least once
 	failed map[string]error // sources broken since the start
 	gen    int
+	// ignoredShown is the last list of ignored untrusted settings shown,
+	// so each is told once, not at every change.
+	ignoredShown string
 }
 
 // NewStore starts an empty configuration. validate checks a candidate
@@ -298,6 +302,15 @@ func (st *Store) commit(c Change) bool {
 }
 
 func (st *Store) committed() {
+	st.mu.Lock()
+	ignored := st.res.Ignored()
+	key := fmt.Sprint(ignored)
+	fresh := key != st.ignoredShown
+	st.ignoredShown = key
+	st.mu.Unlock()
+	if fresh {
+		st.warn(ignored)
+	}
 	if st.OnCommit != nil {
 		st.OnCommit()
 	}

@@ -25,6 +25,10 @@ var workspaceScopedKeys = map[string]bool{
 	"tools.defaultTimeout": true,
 	"tools.bash.timeout":   true,
 	"inlayHints.maxLength": true,
+	// A choice among the providers the user configured, never where they are.
+	"provider":   true,
+	"model":      true,
+	"parameters": true,
 }
 
 // notContributed are server keys for files only: Flemma-style list

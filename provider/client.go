@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/chatls/chatls/config"
 )
 
 // transport is one API's way to run a single attempt: send the body, turn
@@ -26,7 +28,7 @@ type RetryPolicy struct {
 }
 
 // DefaultRetries is send.maxRetries' default.
-const DefaultRetries = 4
+const DefaultRetries = config.DefaultMaxRetries
 
 func (r RetryPolicy) withDefaults() RetryPolicy {
 	if r.Base == 0 {

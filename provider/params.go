@@ -40,20 +40,7 @@ type thinking struct {
 }
 
 func resolveParams(family, entry, model string, raw map[string]any, info *ModelInfo) (params, error) {
-	flat := map[string]any{}
-	for k, v := range raw {
-		if _, isTable := v.(map[string]any); isTable && (families[k] || k == entry || k == "gemini") {
-			continue
-		}
-		flat[k] = v
-	}
-	for _, name := range []string{family, entry} {
-		if specific, ok := raw[name].(map[string]any); ok {
-			for k, v := range specific {
-				flat[k] = v
-			}
-		}
-	}
+	flat := flatParams(family, entry, raw)
 	p := params{raw: flat, CacheRetention: "short", Foreign: "preserve"}
 	var err error
 	if p.MaxTokens, err = resolveMaxTokens(flat["max_tokens"], info); err != nil {
@@ -258,4 +245,24 @@ func number(v any) (float64, bool) {
 func (p params) str(key string) string {
 	s, _ := p.raw[key].(string)
 	return s
+}
+
+// flatParams is the general keys with the family's, then the entry's,
+// table over them (the specific one wins, as Flemma merges them).
+func flatParams(family, entry string, raw map[string]any) map[string]any {
+	flat := map[string]any{}
+	for k, v := range raw {
+		if _, isTable := v.(map[string]any); isTable && (families[k] || k == entry || k == "gemini") {
+			continue
+		}
+		flat[k] = v
+	}
+	for _, name := range []string{family, entry} {
+		if specific, ok := raw[name].(map[string]any); ok {
+			for k, v := range specific {
+				flat[k] = v
+			}
+		}
+	}
+	return flat
 }

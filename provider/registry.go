@@ -38,11 +38,6 @@ func Builtins() map[string]Entry {
 	}
 }
 
-// StandardKeyVars are the variables chatls reads keys from: kept out of
-// every environment a tool gets (SPEC §7 "Keys and trust").
-var StandardKeyVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-	"VERTEX_AI_ACCESS_TOKEN", "OPENROUTER_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
-
 // ModelString is a parsed `PROVIDER/MODEL;key=value;…` string.
 type ModelString struct {
 	Provider, Model string
@@ -121,8 +116,11 @@ func (e Entry) Default() string {
 	if e.DefaultModel != "" {
 		return e.DefaultModel
 	}
-	if e.API == "openai-chat" {
-		return ""
+	switch e.API {
+	case "openai-chat":
+		return "" // each server has its own models
+	case "script":
+		return "script"
 	}
 	return DefaultModel(Family(e.API))
 }
