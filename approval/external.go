@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/clip"
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools/plugin/procgroup"
 )
 
@@ -91,6 +92,7 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 	defer cancel()
 	cmd := exec.CommandContext(ctx, x.command, x.args...)
 	cmd.Dir = cwd
+	cmd.Env = keyenv.Environ()
 	cmd.Stdin = bytes.NewReader(req)
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = 64<<10, 4<<10

@@ -9,6 +9,8 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/keyenv"
+	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/lspext"
 )
 
@@ -44,6 +46,7 @@ func newSettingsState(s *Server) *settingsState {
 		s.showMessage(kind, msg)
 	}
 	st.store.OnCommit = func() {
+		keyenv.SetConfigured(provider.KeyVars(st.store.All()...))
 		st.resize()
 		s.updateBuiltins()
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools/procsup"
 	"golang.org/x/sys/unix"
 )
@@ -61,7 +62,7 @@ func runProcessGroup(ctx context.Context, cmd *exec.Cmd, sink *outputSink, timeo
 	if supervisionAvailable {
 		env := cmd.Env
 		if env == nil {
-			env = os.Environ()
+			env = keyenv.Environ()
 		}
 		proc, err = startSupervised(procsup.Request{Path: cmd.Path, Argv: cmd.Args, Env: env, Dir: cmd.Dir}, w)
 	} else {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools/procsup"
 )
 
@@ -65,7 +66,7 @@ func startSupervisor() (*supervisor, error) {
 		Path: procsup.Self,
 		Args: []string{procsup.Arg0},
 		// Each call brings its own environment; one thread is all it needs.
-		Env:         append(os.Environ(), procsup.Env+"="+procsup.ServeMode, "GOMAXPROCS=1"),
+		Env:         append(keyenv.Environ(), procsup.Env+"="+procsup.ServeMode, "GOMAXPROCS=1"),
 		Dir:         "/", // holds no call's directory
 		ExtraFiles:  []*os.File{theirs},
 		Stderr:      os.Stderr, // a crash of the supervisor lands in chatls's log

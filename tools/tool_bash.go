@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/chatls/chatls/internal/keyenv"
 )
 
 // defaultBashTimeout is tools.bash.timeout's default (seconds).
@@ -76,7 +78,7 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 
 	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
 	out := runProcessGroup(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), env.Progress)

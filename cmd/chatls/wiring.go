@@ -15,6 +15,8 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/keyenv"
+	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
@@ -165,6 +167,7 @@ func customToolConfig(configPath string, stderr io.Writer) (custom.Config, error
 	}
 	trust := layers.User().Trust
 	trusted := func(root string) bool { return approval.TrustedRoot(trust, root) }
+	keyenv.SetConfigured(provider.KeyVars(layers.Resolve(trusted).All()...))
 	if ws := layers.Workspaces[root]; !trusted(root) {
 		if n := len(ws.Tools.Plugins) + len(ws.Tools.MCPServers); n > 0 {
 			fmt.Fprintf(stderr, "note: %s declares %d plugin(s) or MCP server(s); they are not started because %s is not in trust.workspaces\n", wsFile, n, root)

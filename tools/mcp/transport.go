@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,7 +25,7 @@ func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (
 		return nil, configError(fmt.Sprintf("MCP server %s: set either command or url, not both", name))
 	case cfg.Command != "":
 		cmd := exec.Command(os.ExpandEnv(cfg.Command), expandAll(cfg.Args)...)
-		cmd.Env = os.Environ()
+		cmd.Env = keyenv.Environ()
 		for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 			cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(cfg.Env[k]))
 		}

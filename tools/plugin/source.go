@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools"
 	"go.uber.org/zap"
 )
@@ -384,7 +385,7 @@ func (s *Source) nextCallID(toolUseID string) string {
 }
 
 func (s *Source) environ() []string {
-	env := os.Environ()
+	env := keyenv.Environ()
 	for k, v := range s.cfg.Env {
 		env = append(env, k+"="+os.ExpandEnv(v))
 	}

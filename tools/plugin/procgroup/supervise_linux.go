@@ -8,6 +8,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/tools/procsup"
 )
 
@@ -53,7 +54,7 @@ func supervise(cmd *exec.Cmd) bool {
 	}
 	env := cmd.Env
 	if env == nil {
-		env = os.Environ()
+		env = keyenv.Environ()
 	}
 	args := cmd.Args
 	if len(args) == 0 {
