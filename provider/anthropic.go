@@ -102,6 +102,9 @@ func (a *anthropicAPI) attempt(ctx context.Context, body []byte, emit func(Event
 			}
 		case "message_stop":
 			stopped = true
+		case "ping":
+		default:
+			emit(Event{Kind: EventIgnored, Text: ev.Type})
 		}
 	}
 	if err := stream.Err(); err != nil {

@@ -132,7 +132,11 @@ func chatAssistant(m Message) (chatAssistantMsg, bool) {
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case PartText:
-			texts = append(texts, p.Text)
+			// Each text run trimmed and joined without a separator, as Flemma
+			// sends it.
+			if t := strings.TrimSpace(p.Text); t != "" {
+				texts = append(texts, t)
+			}
 		case PartToolUse:
 			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: p.ID, Type: "function", Function: chatCallFunction{Name: WireName(p.Name), Arguments: string(p.Input)}})
 		case PartThinking:

@@ -103,6 +103,8 @@ func retryReason(e *APIError) string {
 		return "Overloaded"
 	case e.Status >= 500:
 		return "Server error"
+	case e.Type == "timeout":
+		return "No answer"
 	}
 	return "Connection lost"
 }

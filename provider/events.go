@@ -20,6 +20,7 @@ const (
 	EventUsage                               // Usage: tokens so far (the last one counts)
 	EventStop                                // StopReason, Truncated
 	EventRetry                               // Retry: the attempt failed and will be repeated
+	EventIgnored                             // Text: an event type chatls does not know (for the log)
 )
 
 // Event is one thing the model's stream said, the same for every API.

@@ -159,6 +159,15 @@ func TestAnthropicTruncatedAndUnknownEvents(t *testing.T) {
 	if err != nil || c.text != "A long" || !c.stop.Truncated || c.stop.StopReason != "max_tokens" {
 		t.Fatalf("err %v text %q stop %+v", err, c.text, c.stop)
 	}
+	var ignored []string
+	for _, ev := range c.events {
+		if ev.Kind == EventIgnored {
+			ignored = append(ignored, ev.Text)
+		}
+	}
+	if len(ignored) != 1 || ignored[0] != "future_event_type" {
+		t.Errorf("an unknown event is reported for the log, once: %q", ignored)
+	}
 }
 
 // A stream without its end event is a failure; after content it is not

@@ -51,6 +51,9 @@ func (a *responsesAPI) attempt(ctx context.Context, body []byte, emit func(Event
 		case "response.output_text.delta":
 			*content = true
 			emit(Event{Kind: EventText, Text: ev.Delta})
+		case "response.refusal.delta": // the model's refusal is its answer
+			*content = true
+			emit(Event{Kind: EventText, Text: ev.Delta})
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			*content = true
 			emit(Event{Kind: EventThinkingDelta, Text: ev.Delta})
@@ -102,6 +105,10 @@ func (a *responsesAPI) attempt(ctx context.Context, body []byte, emit func(Event
 			return &APIError{Type: string(e.Code), Message: e.Message, Retryable: e.Code == "server_error" || e.Code == "rate_limit_exceeded"}
 		case "error":
 			return &APIError{Type: ev.Code, Message: ev.Message, Retryable: ev.Code == "server_error" || ev.Code == "rate_limit_exceeded"}
+		default:
+			if !responsesUnused[ev.Type] {
+				emit(Event{Kind: EventIgnored, Text: ev.Type})
+			}
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -150,4 +157,15 @@ func openaiError(err error) error {
 		return e
 	}
 	return transportError(err)
+}
+
+// responsesUnused are events the Responses API documents that carry
+// nothing chatls needs (their content also arrives in the events above).
+var responsesUnused = map[string]bool{
+	"response.created": true, "response.in_progress": true, "response.queued": true,
+	"response.content_part.added": true, "response.content_part.done": true,
+	"response.output_text.done": true, "response.output_text.annotation.added": true,
+	"response.reasoning_summary_part.added": true, "response.reasoning_summary_part.done": true,
+	"response.reasoning_summary_text.done": true, "response.reasoning_text.done": true,
+	"response.function_call_arguments.done": true, "response.refusal.done": true,
 }

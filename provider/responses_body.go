@@ -36,6 +36,7 @@ type responsesTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 type roleContent struct {
@@ -104,7 +105,7 @@ func responsesRequest(p *Prompt, model string, pr params, info *ModelInfo) *resp
 		body.Input = append(body.Input, responsesAssistant(m, assistantN, pr.Foreign)...)
 	}
 	for _, t := range p.Tools {
-		body.Tools = append(body.Tools, responsesTool{Type: "function", Name: WireName(t.Name), Description: t.Description, Parameters: t.Schema})
+		body.Tools = append(body.Tools, responsesTool{Type: "function", Name: WireName(t.Name), Description: t.Description, Parameters: t.Schema, Strict: t.Strict})
 	}
 	if len(body.Tools) > 0 {
 		body.ToolChoice = "auto"

@@ -18,14 +18,15 @@ type Conn struct {
 	Headers map[string]string
 	// Project and Location are Vertex AI's.
 	Project, Location string
-	HTTP              *http.Client // nil: a client without a overall timeout (streams are long)
+	HTTP              *http.Client  // nil: a client that fails after IdleTimeout of silence (streams are long, so no overall timeout)
+	IdleTimeout       time.Duration // 0: DefaultIdleTimeout
 }
 
 func (c Conn) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return &http.Client{Transport: http.DefaultTransport}
+	return &http.Client{Transport: idleTransport{base: http.DefaultTransport, idle: cmp.Or(c.IdleTimeout, DefaultIdleTimeout)}}
 }
 
 // Request is one send: the prompt for a model of an API.

@@ -15,6 +15,10 @@ func transportError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	var idle errIdle
+	if errors.As(err, &idle) {
+		return &APIError{Type: "timeout", Message: idle.Error(), Retryable: true}
+	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "connection refused") {

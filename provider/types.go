@@ -61,6 +61,10 @@ type ToolDef struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
+	// Strict asks the API to hold the model to the schema (OpenAI
+	// Responses `strict: true`, as Flemma sends it for its built-ins): only
+	// for schemas that list every property as required and allow no others.
+	Strict bool
 }
 
 // Prompt is what the model gets, before any API's shape.
