@@ -167,7 +167,11 @@ func toolCall(id, name, input string) *ToolCall {
 	tc := &ToolCall{ID: id, Name: name, Input: input}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(input), &obj); err != nil || obj == nil {
+		// Kept as the model sent it, flagged.
 		tc.InputError = "the model sent tool input that is not a JSON object"
+		return tc
 	}
+	// One compact line, as the document keeps tool inputs (SPEC §1).
+	tc.Input = string(compactJSON(input))
 	return tc
 }

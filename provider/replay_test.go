@@ -134,7 +134,7 @@ func TestAnthropicStream(t *testing.T) {
 	if len(c.blocks) != 1 || c.blocks[0].Signature == nil || c.blocks[0].Signature.Provider != "anthropic" || c.blocks[0].Signature.Value != "EqQBCkYIBxgCKkB0" {
 		t.Fatalf("thinking %+v", c.blocks)
 	}
-	if len(c.tools) != 2 || c.tools[0].ID != "toolu_01A" || c.tools[0].Name != "fs:list" || c.tools[0].Input != `{"path": "./src"}` || c.tools[0].InputError != "" {
+	if len(c.tools) != 2 || c.tools[0].ID != "toolu_01A" || c.tools[0].Name != "fs:list" || c.tools[0].Input != `{"path":"./src"}` || c.tools[0].InputError != "" {
 		t.Fatalf("tool %+v", c.tools[0])
 	}
 	// A call cut mid-input is kept as the model sent it, flagged.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -19,6 +20,7 @@ func (s *Server) docWorker(ds *docState) {
 			continue
 		}
 		s.step(s.baseCtx, ds, false)
+		s.continueChain(ds)
 	}
 }
 
@@ -28,6 +30,13 @@ func (s *Server) docWorker(ds *docState) {
 func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Report {
 	ds.cycleMu.Lock()
 	defer ds.cycleMu.Unlock()
+	if model, streaming := s.streaming(ds); streaming {
+		// The answer is still coming: its tool calls wait for its end.
+		doc, l := s.view(ds)
+		r := cycle.Count(doc, l)
+		r.Phase, r.Message = cycle.PhaseWait, cmp.Or(model, "the model")+" is answering"
+		return r
+	}
 	if err := s.awaitToolDefinitions(ctx, ds); err != nil {
 		return cycle.Report{Phase: cycle.PhaseWait, Message: err.Error()}
 	}
@@ -37,7 +46,27 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 	categorized := s.categorize(ds, force)
 	executed := s.resolve(ds, force, "")
 	doc, l := s.view(ds)
-	return cycle.Count(doc, l).WithPhase(categorized, executed)
+	report := cycle.Count(doc, l).WithPhase(categorized, executed)
+	if force && report.Phase == cycle.PhaseSend && sendReadiness(doc, l) == "" {
+		// Phase 3: nothing left to do here, the question is written.
+		if err := s.startSend(ctx, ds, true); err != nil {
+			report.Message = err.Error()
+		} else {
+			report.Message = "sending"
+		}
+	}
+	return report
+}
+
+// streaming says whether an answer is streaming into the document, and
+// from which model.
+func (s *Server) streaming(ds *docState) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds.send == nil {
+		return "", false
+	}
+	return ds.send.model, true
 }
 
 // mode is how a pass of the document runs.

@@ -119,7 +119,10 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 			}
 		}
 	}
-	return diags
+	s.mu.Lock()
+	problem := ds.sendProblem
+	s.mu.Unlock()
+	return append(diags, sendProblemDiagnostic(doc, problem)...)
 }
 
 // preview is the one-line description of a call (SPEC §3 formats).

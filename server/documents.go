@@ -43,6 +43,14 @@ type docState struct {
 	// diagDoc/diagList cache the diagnostics of one snapshot (under Server.mu).
 	diagDoc  *chatdoc.Document
 	diagList []chatdoc.Diagnostic
+	// stream is the answer being streamed in (nil: none), send the
+	// request in flight and chain the autopilot chain (SPEC §7).
+	stream *streamState
+	send   *sendState
+	chain  *chainState
+	// sendProblem is why the last send was refused or stopped, shown at
+	// the last @You: marker until a send starts.
+	sendProblem string
 	// diagTimer debounces diagnostics.
 	diagTimer *time.Timer
 	closed    bool

@@ -122,6 +122,7 @@ func (s *Server) writeResult(ds *docState, id string, res tools.Result) {
 		s.mu.Lock()
 		ds.endWrite(id)
 		s.mu.Unlock()
+		ds.wake() // the last result of a response lets the chain go on (SPEC §7)
 	}()
 	note := ""
 	s.editDocument(ds, "chatls: tool result", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {

@@ -58,8 +58,24 @@ func commands() map[string]command {
 		"chatls.run": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
 			return s.runOne(c.ds, c.args.ID)
 		}},
-		"chatls.cancel": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+		"chatls.cancel": {run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			if c.args.ID == "" {
+				// No id: the request in flight (SPEC §7).
+				return map[string]any{"cancelled": s.cancelSend(c.ds)}, nil
+			}
+			if c.doc.ToolUse(c.args.ID) == nil {
+				return nil, invalidParams(fmt.Errorf("chatls.cancel: no tool use with id %q in the document", c.args.ID))
+			}
 			return map[string]any{"cancelled": s.cancelTool(c.ds, c.args.ID)}, nil
+		}},
+		"chatls.send": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			if err := s.startSend(ctx, c.ds, true); err != nil {
+				return nil, err
+			}
+			return map[string]any{"sending": true}, nil
+		}},
+		"chatls.usage": {run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			return s.usageTotals(c.ds)
 		}},
 		"chatls.explain":     {needsID: true, run: (*Server).explain},
 		"chatls.approve":     {needsID: true, run: (*Server).setStatusCommand},

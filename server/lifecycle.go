@@ -11,6 +11,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 )
@@ -142,6 +143,7 @@ func (s *Server) openState() {
 	} else {
 		s.decisions = log
 	}
+	s.usage = usagelog.Open(dir)
 	s.executor = &execution.Executor{Journal: s.journal, Decisions: s.decisions, Runner: s.runner, Slots: s.settings.semaphore, Log: s.log}
 }
 

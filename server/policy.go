@@ -34,6 +34,9 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	// Never run unsandboxed under a policy that assumed a sandbox: with
 	// bubblewrap broken, every bash call asks (SPEC §5).
 	v = v.SandboxUnavailable(u.Name, s.sandboxProblemFor(ds.path))
+	if s.heldByLoopGuard(ds, u.ID) {
+		v = loopGuarded(v)
+	}
 	if logSource != "" && s.decisions != nil {
 		_ = s.decisions.Write(v.LogEntry(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
@@ -16,6 +17,8 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/provider"
+	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/workdone"
@@ -74,6 +77,12 @@ type Server struct {
 	executor  *execution.Executor
 	journal   *journal.Journal
 	decisions *approval.DecisionLog
+	// keys finds provider keys (an apiKeyCommand runs once per session);
+	// usage is usage.jsonl.
+	keys  provider.Keys
+	usage *usagelog.Log
+	// started is when the session began (chatls.usage's session totals).
+	started time.Time
 	// sandbox knows whether the bubblewrap binaries in use can start.
 	sandbox tools.SandboxState
 
@@ -106,6 +115,7 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 		handlers: requestHandlers(),
 		commands: commands(),
+		started:  time.Now().UTC(),
 	}
 	s.settings = newSettingsState(s)
 	s.tools = custom.NewSession(s.log, !opts.NoCustomTools)

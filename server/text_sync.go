@@ -67,6 +67,9 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	}
 	old := ds.snap
 	next := old.Apply(changes, s.enc)
+	if ds.stream != nil {
+		ds.stream.follow(old, next, changes, s.enc)
+	}
 	ds.snap = next
 	ds.version = p.TextDocument.Version
 	close(ds.changed)
@@ -106,6 +109,9 @@ func (ds *docState) closeLocked() {
 		return
 	}
 	ds.closed = true
+	if ds.send != nil {
+		ds.send.cancel(errCancelledByUser) // closing the document stops its request
+	}
 	close(ds.kick)
 	close(ds.done)
 	if ds.diagTimer != nil {

@@ -1,0 +1,69 @@
+package cycle
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// What a response writes reads back as the same message: text, tool uses
+// with their IDs and inputs, signed and redacted thinking at the end, the
+// abort marker, and an empty @You: to type in.
+func TestResponseReadsBack(t *testing.T) {
+	question := "@You:\nlist the files\n"
+	var r Response
+	out := question + r.Start(question)
+	out += r.Text("I'll look.")
+	out += r.ToolUse("bash", "toolu_01", `{"command":"ls"}`)
+	out += r.ToolUse("fs:read_file", "toolu_02", "{\"path\":\"a```b\"}")
+	r.Thinking(ResponseThinking{Text: "  The user wants files.\n", Signature: &chatdoc.ThinkingSignature{Provider: "anthropic", Value: "sig=="}})
+	r.Thinking(ResponseThinking{Text: "opaque-data", Redacted: true})
+	r.Thinking(ResponseThinking{Signature: &chatdoc.ThinkingSignature{Provider: "vertex", Value: "v1"}})
+	out += r.End("")
+	want := "@You:\nlist the files\n\n@Assistant:\nI'll look.\n\n**Tool Use:** `bash` (`toolu_01`)\n\n```json\n{\"command\":\"ls\"}\n```\n\n" +
+		"**Tool Use:** `fs:read_file` (`toolu_02`)\n\n````json\n{\"path\":\"a```b\"}\n````\n\n" +
+		"<thinking anthropic:signature=\"sig==\">\nThe user wants files.\n</thinking>\n<thinking redacted>\nopaque-data\n</thinking>\n\n" +
+		"<thinking vertex:signature=\"v1\">\n</thinking>\n\n@You:\n\n"
+	if out != want {
+		t.Fatalf("got\n%q\nwant\n%q", out, want)
+	}
+	doc := chatdoc.Parse(out)
+	if len(doc.Diagnostics) != 0 {
+		t.Errorf("diagnostics: %+v", doc.Diagnostics)
+	}
+	if len(doc.Messages) != 3 || doc.Messages[1].Role != "Assistant" || doc.Messages[2].Role != "You" {
+		t.Fatalf("messages %+v", doc.Messages)
+	}
+	a := doc.Messages[1]
+	if len(a.ToolUses) != 2 || a.ToolUses[1].Name != "fs:read_file" || a.ToolUses[1].Input["path"] != "a```b" {
+		t.Fatalf("tool uses %+v", a.ToolUses)
+	}
+	if len(a.Thinking) != 3 || a.Thinking[0].Signature().Value != "sig==" || !a.Thinking[1].Redacted() ||
+		doc.ThinkingContent(a.Thinking[0]) != "The user wants files." || a.Thinking[2].Signature().Provider != "vertex" {
+		t.Fatalf("thinking %+v", a.Thinking)
+	}
+}
+
+func TestResponseAbortAndHeaders(t *testing.T) {
+	for tail, head := range map[string]string{"hi": "\n\n@Assistant:\n", "hi\n": "\n@Assistant:\n", "hi\n\n": "@Assistant:\n"} {
+		var r Response
+		if got := r.Start(tail); got != head {
+			t.Errorf("Start(%q) = %q, want %q", tail, got, head)
+		}
+	}
+	var r Response
+	out := "@You:\ngo\n" + r.Start("go\n") + r.Text("Half an ans")
+	out += r.End(AbortedByUser)
+	if !strings.HasSuffix(out, "Half an ans\n\n<!-- flemma:aborted: Response interrupted by the user. -->\n\n@You:\n\n") {
+		t.Fatalf("%q", out)
+	}
+	doc := chatdoc.Parse(out)
+	if a := doc.Messages[1]; a.Abort == nil || doc.Slice(a.Abort.Span.Start, a.Abort.Span.End) == "" {
+		t.Errorf("abort marker not read back: %+v", a)
+	}
+	var empty Response
+	if got := empty.Start("x\n") + empty.End(""); got != "\n@Assistant:\n\n@You:\n\n" {
+		t.Errorf("empty answer: %q", got)
+	}
+}

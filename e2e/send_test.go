@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
+)
+
+// scriptConfig is a user config whose provider replays responses offline.
+func scriptConfig(t *testing.T, responses string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "responses.json")
+	testfs.Write(t, file, responses)
+	return "provider = \"replay\"\n[providers.replay]\ntype = \"script\"\nfile = \"" + file + "\"\n"
+}
+
+// usageLines reads the session's usage.jsonl.
+func (s *session) usageLines() []map[string]any {
+	s.t.Helper()
+	f, err := os.Open(filepath.Join(s.state, "chatls", "usage.jsonl"))
+	if err != nil {
+		s.t.Fatalf("usage.jsonl: %v", err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			s.t.Fatalf("usage line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// The whole agent (SPEC §7): the question is sent, the answer streams in,
+// its tool call is categorized and run by the policy, the result is
+// written and the conversation sent again until the model is done — one
+// chatls.send, the rest by autopilot.
+func TestSendRunsTheWholeChain(t *testing.T) {
+	responses := `{"responses": [
+		{"text": "I'll read the notes.", "toolUses": [{"name": "read", "input": {"path": "notes.txt", "offset": null, "limit": null}}], "usage": {"InputTokens": 100, "OutputTokens": 20}},
+		{"text": "They say: buy milk.", "usage": {"InputTokens": 150, "OutputTokens": 8}}
+	]}`
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, responses)})
+	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "Buy milk.\n")
+	uri := s.open("agent.chat", "@You:\nWhat do my notes say?\n")
+	out, err := s.command("chatls.send", map[string]any{"uri": uri})
+	if err != nil || out["sending"] != true {
+		t.Fatalf("chatls.send: %v %v", out, err)
+	}
+	s.waitText(uri, "They say: buy milk.")
+	s.waitText(uri, "They say: buy milk.\n\n@You:\n\n")
+	text := s.c.Doc(uri).Text
+	want := "@You:\nWhat do my notes say?\n\n@Assistant:\nI'll read the notes.\n\n**Tool Use:** `read` (`script_1_1`)\n\n" +
+		"```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n"
+	if !strings.HasPrefix(text, want) {
+		t.Fatalf("document:\n%s\nwant prefix:\n%s", text, want)
+	}
+	if !strings.Contains(text, "Buy milk.") || strings.Count(text, "@Assistant:") != 2 || strings.Contains(text, "status=") {
+		t.Fatalf("the result was not written before the second send:\n%s", text)
+	}
+	// The usage line follows the answer's last edit.
+	waitFileFor(t, filepath.Join(s.state, "chatls", "usage.jsonl"), "two responses", func(data []byte) bool { return strings.Count(string(data), "\n") >= 2 })
+	lines := s.usageLines()
+	if len(lines) != 2 || lines[0]["chain"] != lines[1]["chain"] || lines[0]["outcome"] != "ok" || lines[1]["inputTokens"] != 150.0 || lines[0]["provider"] != "replay" {
+		t.Fatalf("usage.jsonl: %v", lines)
+	}
+}
+
+// Opening documents never sends, whatever they hold and with autopilot on.
+func TestOpeningNeverSends(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "should never appear"}]}`)})
+	uri := s.open("q.chat", "@You:\nA question nobody sent.\n")
+	other := s.open("done.chat", corpus(t, "02-parallel-unanswered.chat"))
+	s.settle(uri)
+	s.settle(other)
+	for _, u := range []string{uri, other} {
+		if strings.Contains(s.c.Doc(u).Text, "should never appear") {
+			t.Fatalf("opening sent %s", u)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.state, "chatls", "usage.jsonl")); !os.IsNotExist(err) {
+		t.Fatalf("a request was made: %v", err)
+	}
+}
+
+// A send is refused with the reason while calls wait for approval.
+func TestSendRefusedWhilePending(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "no"}]}`)})
+	uri := s.open("p.chat", twoCalls("rm -rf build", "notes.txt"))
+	s.advance(uri)
+	s.waitText(uri, "status=pending")
+	_, err := s.command("chatls.send", map[string]any{"uri": uri})
+	if err == nil || !strings.Contains(err.Error(), "1 tool call waits for approval") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// slowChat is a Chat Completions server (the provider edge, the one fake)
+// that streams part of an answer, then waits for release before the rest.
+func slowChat(t *testing.T, release <-chan struct{}) (baseURL string, requests *atomic.Int32) {
+	t.Helper()
+	requests = &atomic.Int32{}
+	chunk := func(delta string) string {
+		return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk(`{"role":"assistant","content":"Hello"}`)+chunk(`{"content":" world"}`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, chunk(`{"content":" again."}`))
+		io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":4,"total_tokens":9}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1", requests
+}
+
+func slowConfig(baseURL string) string {
+	return "provider = \"slow\"\n[providers.slow]\ntype = \"openai-chat\"\nbaseURL = \"" + baseURL + "\"\nmodel = \"m\"\n"
+}
+
+// The user types while the answer streams — at the end of the document and
+// inside the streaming message — and nothing is lost or duplicated: the
+// message is found by its own marker, not by stale offsets (SPEC §7).
+func TestTypingWhileTheAnswerStreams(t *testing.T) {
+	release := make(chan struct{})
+	url, _ := slowChat(t, release)
+	s := start(t, sessionOptions{userConfig: slowConfig(url)})
+	uri := s.open("typing.chat", "@You:\nhi\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "@Assistant:\nHello world")
+	// At the very end, right after the streamed text.
+	if err := appendText(s, uri, s.c.Doc(uri).Text, " my next question"); err != nil {
+		t.Fatal(err)
+	}
+	// Inside the streaming message.
+	if err := s.c.Replace(s.ctx, uri, "Hello world", "[note] Hello world"); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	s.waitText(uri, "@You:\n\n")
+	s.waitText(uri, "again.")
+	want := "@You:\nhi\n\n@Assistant:\n[note] Hello world again.\n\n@You:\n\n my next question"
+	if got := s.c.Doc(uri).Text; got != want {
+		t.Fatalf("document:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// Cancel closes the request and keeps what arrived, with the abort
+// marker; the chain stops.
+func TestCancelKeepsWhatArrived(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	url, requests := slowChat(t, release)
+	s := start(t, sessionOptions{userConfig: slowConfig(url)})
+	uri := s.open("cancel.chat", "@You:\nhi\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "Hello world")
+	out, err := s.command("chatls.cancel", map[string]any{"uri": uri})
+	if err != nil || out["cancelled"] != true {
+		t.Fatalf("cancel: %v %v", out, err)
+	}
+	s.waitText(uri, "Hello world\n\n<!-- flemma:aborted: Response interrupted by the user. -->\n\n@You:\n\n")
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+// A request that fails before any content leaves the document as it was
+// and says why, at the last @You: and as a message.
+func TestFailureBeforeContentLeavesTheDocument(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(404)
+		io.WriteString(w, `{"error":{"message":"The model 'nope' does not exist","type":"invalid_request_error","code":"model_not_found"}}`)
+	}))
+	defer srv.Close()
+	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1")})
+	text := "@You:\nhi\n"
+	uri := s.open("fail.chat", text)
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	d := s.waitDiagnostic(uri, "model m not found at slow")
+	if d.Range.Start.Line != 0 {
+		t.Errorf("diagnostic at line %d, want the @You: marker", d.Range.Start.Line)
+	}
+	s.settle(uri)
+	if got := s.c.Doc(uri).Text; got != text {
+		t.Fatalf("document changed: %q", got)
+	}
+}

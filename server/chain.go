@@ -1,0 +1,160 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/provider"
+)
+
+// chainState is a chain of requests the user started in this session
+// with an explicit send (SPEC §7 "When it sends"). Under Server.mu.
+type chainState struct {
+	id    string
+	turns int // requests since the user's send
+	// armed: the autopilot may send again once the results of the last
+	// response are written. A cancel, an error or an answer without tool
+	// calls disarms it.
+	armed bool
+	// asked counts, per call (tool and input), the consecutive responses
+	// that asked for it; held are the tool IDs the loop guard keeps pending.
+	asked map[string]int
+	held  map[string]bool
+}
+
+// chainFor is the chain a send belongs to: a new one when the user sends.
+func (s *Server) chainFor(ds *docState, userStarted bool) *chainState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if userStarted || ds.chain == nil {
+		ds.chain = &chainState{id: newChainID(), armed: true, asked: map[string]int{}, held: map[string]bool{}}
+	}
+	return ds.chain
+}
+
+func newChainID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// guard is why the chain may not send again ("" when it may): the turn
+// limit, and the spending of the chain as usage.jsonl counts it.
+func (s *Server) guard(c *chainState, limits config.EffectiveSend) string {
+	s.mu.Lock()
+	turns := c.turns
+	s.mu.Unlock()
+	if turns >= limits.MaxTurns {
+		return fmt.Sprintf("Autopilot stopped – exceeded %d consecutive turns.", limits.MaxTurns)
+	}
+	if s.usage == nil || turns == 0 {
+		return ""
+	}
+	totals, err := s.usage.Chain(c.id)
+	if err != nil {
+		s.log.Warn("cannot read the usage log; the cost limit is not checked", zap.Error(err))
+		return ""
+	}
+	if totals.CostUSD > limits.MaxCost {
+		return fmt.Sprintf("Autopilot stopped – this chain cost $%.2f, over the $%.2f limit.", totals.CostUSD, limits.MaxCost)
+	}
+	return ""
+}
+
+// afterResponse notes what a response asked for: the chain stays armed
+// only while the model calls tools, and a call asked for a third time in
+// a row is held for the user (the loop guard). Under Server.mu.
+func (c *chainState) afterResponse(calls []*provider.ToolCall, ok bool) {
+	if !ok || len(calls) == 0 {
+		c.armed = false
+	}
+	asked := map[string]int{}
+	for _, call := range calls {
+		key := call.Name + "\x00" + call.Input
+		asked[key] = c.asked[key] + 1
+		if asked[key] >= 3 {
+			c.held[call.ID] = true
+		}
+	}
+	c.asked = asked
+}
+
+// disarm ends the document's chain: nothing sends by itself until the
+// user sends again.
+func (s *Server) disarm(ds *docState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds.chain != nil {
+		ds.chain.armed = false
+	}
+}
+
+// heldByLoopGuard says whether the chain's loop guard holds the call.
+func (s *Server) heldByLoopGuard(ds *docState, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ds.chain != nil && ds.chain.held[id]
+}
+
+// loopGuarded turns an approval into a question for a call the model
+// asked for a third time in a row (SPEC §7).
+func loopGuarded(v approval.Verdict) approval.Verdict {
+	if v.Decision != approval.Approve {
+		return v
+	}
+	v.Steps = append(v.Steps, approval.Step{Resolver: "loop-guard", Priority: 25, Decision: approval.RequireApproval,
+		Reason: "the model asked for the same call (tool and input) a third time in a row; asking instead"})
+	v.Decision, v.Reason = approval.RequireApproval, "the same call a third time in a row (loop guard)"
+	return v
+}
+
+// continueChain sends again when the chain is armed and the document is
+// ready: the results of the last response are written (SPEC §7).
+func (s *Server) continueChain(ds *docState) {
+	s.mu.Lock()
+	c, busy := ds.chain, ds.send != nil
+	armed := c != nil && c.armed && !busy && !ds.closed
+	s.mu.Unlock()
+	if !armed {
+		return
+	}
+	doc, l := s.view(ds)
+	if sendReadiness(doc, l) != "" {
+		return
+	}
+	if err := s.startSend(s.baseCtx, ds, false); err != nil {
+		s.disarm(ds)
+		s.log.Info("autopilot did not send", zap.String("uri", ds.uri), zap.Error(err))
+		s.sendDiagnostic(ds, err.Error())
+	}
+}
+
+// sendDiagnostic shows why a send stopped at the last @You: marker until
+// the next pass.
+func (s *Server) sendDiagnostic(ds *docState, msg string) {
+	s.mu.Lock()
+	ds.sendProblem = msg
+	s.mu.Unlock()
+	s.scheduleDiagnostics(ds)
+}
+
+// sendProblemDiagnostic is the diagnostic of the last failed send.
+func sendProblemDiagnostic(doc *chatdoc.Document, msg string) []chatdoc.Diagnostic {
+	if msg == "" || len(doc.Messages) == 0 {
+		return nil
+	}
+	var at chatdoc.Span
+	for i := len(doc.Messages) - 1; i >= 0; i-- {
+		if doc.Messages[i].Role == "You" {
+			at = doc.Messages[i].MarkerSpan
+			break
+		}
+	}
+	return []chatdoc.Diagnostic{{Span: at, Severity: chatdoc.SeverityWarning, Code: "send", Message: msg}}
+}

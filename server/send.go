@@ -1,0 +1,356 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/provider"
+	"github.com/chatls/chatls/provider/usagelog"
+	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/server/workdone"
+)
+
+// codeRequestFailed is LSP's RequestFailed: chatls.send's refusals.
+const codeRequestFailed = -32803
+
+// sendState is the request in flight for a document.
+type sendState struct {
+	cancel context.CancelCauseFunc
+	model  string
+	done   chan struct{}
+}
+
+// errCancelledByUser is the cause of a cancel by command, progress or close.
+var errCancelledByUser = errors.New("cancelled by the user")
+
+// refuseSend is chatls.send's refusal: shown and answered as RequestFailed.
+func (s *Server) refuseSend(reason string) error {
+	s.showMessage(lspext.MessageWarning, "chatls: "+reason)
+	return &jsonrpc2.Error{Code: codeRequestFailed, Message: reason}
+}
+
+// sendReadiness is why the document cannot be sent now ("" when it can).
+func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger) string {
+	r := cycle.Count(doc, l)
+	switch {
+	case r.Pending == 1:
+		return "1 tool call waits for approval"
+	case r.Pending > 1:
+		return strconv.Itoa(r.Pending) + " tool calls wait for approval"
+	case r.Running > 0:
+		return strconv.Itoa(r.Running) + " tool call(s) are running"
+	case !r.Ready:
+		return "some tool calls have no result yet: run chatls.advance first"
+	}
+	if len(doc.Messages) == 0 {
+		return "nothing to send: write your question under @You:"
+	}
+	last := doc.Messages[len(doc.Messages)-1]
+	if last.Role != "You" || !hasContent(doc, last) {
+		return "nothing to send: write your question under the last @You:"
+	}
+	return ""
+}
+
+// hasContent says whether a @You: message holds text, file references or
+// results beyond its marker line.
+func hasContent(doc *chatdoc.Document, m *chatdoc.Message) bool {
+	if len(m.ToolResults) > 0 || len(m.FileRefs) > 0 {
+		return true
+	}
+	body := doc.Slice(m.MarkerSpan.End, m.Span.End)
+	return strings.TrimSpace(body) != ""
+}
+
+// startSend checks the document, builds the request and starts streaming
+// the answer; it returns once the request has started. userStarted begins
+// a new chain (an explicit chatls.send or chatls.advance); otherwise the
+// autopilot continues the current one.
+func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) error {
+	// Reserve the document first: the autopilot and a command must not both
+	// pass the checks below.
+	sendCtx, cancel := context.WithCancelCause(s.baseCtx)
+	send := &sendState{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	if ds.send != nil || ds.closed {
+		s.mu.Unlock()
+		cancel(nil)
+		return s.refuseSend("a request is already in flight for this document (chatls.cancel stops it)")
+	}
+	ds.send = send
+	s.mu.Unlock()
+	release := func() {
+		s.mu.Lock()
+		if ds.send == send {
+			ds.send = nil
+		}
+		s.mu.Unlock()
+		cancel(nil)
+		close(send.done)
+	}
+	doc, l := s.view(ds)
+	if why := sendReadiness(doc, l); why != "" {
+		release()
+		return s.refuseSend(why)
+	}
+	eff := s.settings.effectiveFor(ds.path)
+	chain := s.chainFor(ds, userStarted)
+	if why := s.guard(chain, eff.Send); why != "" {
+		release()
+		s.disarm(ds)
+		return s.refuseSend(why)
+	}
+	req, err := s.buildRequest(ctx, ds, doc)
+	if err == nil && sendCtx.Err() != nil {
+		err = errCancelledByUser
+	}
+	if err != nil {
+		release()
+		return s.refuseSend(err.Error())
+	}
+	st := newStreamState(s.latest(ds))
+	s.mu.Lock()
+	send.model = req.Model
+	ds.stream = st
+	ds.sendProblem = ""
+	chain.turns++
+	s.mu.Unlock()
+	s.tasks.Add(1)
+	go func() {
+		defer s.tasks.Done()
+		s.stream(sendCtx, ds, st, send, req, chain)
+	}()
+	return nil
+}
+
+// buildRequest is the document as a request to its provider: the prompt
+// (with the tools of the registry), the provider and model its settings
+// and frontmatter choose, the key.
+func (s *Server) buildRequest(ctx context.Context, ds *docState, doc *chatdoc.Document) (*provider.Request, error) {
+	eff := s.settings.effectiveFor(ds.path)
+	descs, err := s.tools.Describe(ctx, time.Duration(eff.DefaultTimeout)*time.Second, s.workspaceRoot(ds.path))
+	if err != nil {
+		return nil, err
+	}
+	var defs []provider.ToolDef
+	for _, d := range descs {
+		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
+			continue
+		}
+		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
+	}
+	home, _ := os.UserHomeDir()
+	prompt, problems := provider.BuildPrompt(doc, provider.PromptOptions{DocPath: ds.path, Home: home, Tools: defs})
+	for _, p := range problems {
+		if p.Severity == provider.Error {
+			return nil, fmt.Errorf("not sent: %s (line %d)", p.Message, doc.Lines.Position(p.Span.Start, chatdoc.UTF8).Line+1)
+		}
+	}
+	entries, err := provider.Entries(eff.Providers)
+	if err != nil {
+		return nil, err
+	}
+	var ops []chatdoc.OptionOp
+	if doc.Frontmatter != nil {
+		ops = doc.Frontmatter.Options
+	}
+	sel, ignored, err := provider.Select(eff, entries, ops)
+	for _, p := range ignored {
+		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: line %d: %s", p.Line+1, p.Message))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return provider.Prepare(ctx, sel, &s.keys, prompt, eff.Send.MaxRetries)
+}
+
+// stream runs one request: the answer goes into the document as it
+// arrives, then the usage is recorded and the cycle takes over.
+func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send *sendState, req *provider.Request, chain *chainState) {
+	defer close(send.done)
+	stop := make(chan struct{})
+	writer := make(chan struct{})
+	go func() {
+		defer close(writer)
+		s.writeStream(ds, st, stop)
+	}()
+	var resp cycle.Response
+	var toolUses []*provider.ToolCall
+	s.mu.Lock()
+	st.push(resp.Start(tailOf(ds.snap)))
+	s.mu.Unlock()
+
+	token := fmt.Sprintf("chatls/send/%s", time.Now().Format("150405.000"))
+	progress := workdone.New(progressClient{s}, token, "chatls: "+req.Model)
+	removeCancel := s.progressCancels.Add(token, func() { send.cancel(errCancelledByUser) })
+	progress.Begin("waiting for the model", true)
+	tokens := 0
+	phase := "waiting"
+	emit := func(ev provider.Event) {
+		text := ""
+		switch ev.Kind {
+		case provider.EventText:
+			text, phase = resp.Text(ev.Text), "writing"
+			tokens += max(1, len(ev.Text)/4)
+		case provider.EventThinkingDelta:
+			phase = "thinking"
+			tokens += max(1, len(ev.Text)/4)
+		case provider.EventToolInputDelta:
+			phase = "calling tools"
+			tokens += max(1, len(ev.Text)/4)
+		case provider.EventToolUse:
+			text = resp.ToolUse(ev.Tool.Name, ev.Tool.ID, ev.Tool.Input)
+			toolUses = append(toolUses, ev.Tool)
+		case provider.EventThinking:
+			resp.Thinking(cycle.ResponseThinking{Text: ev.Thinking.Text, Signature: ev.Thinking.Signature, Redacted: ev.Thinking.Redacted})
+		case provider.EventUsage:
+			if ev.Usage.OutputTokens > tokens {
+				tokens = ev.Usage.OutputTokens
+			}
+		case provider.EventRetry:
+			progress.Report(ev.Retry.Message())
+			return
+		case provider.EventIgnored:
+			s.log.Debug("provider event ignored", zap.String("type", ev.Text))
+			return
+		}
+		if text != "" {
+			s.mu.Lock()
+			st.push(text)
+			s.mu.Unlock()
+		}
+		progress.Report(fmt.Sprintf("%s… %s tokens", phase, shortCount(tokens)))
+	}
+	result, err := provider.Send(ctx, req, emit)
+	removeCancel()
+
+	outcome, abort := usagelog.OK, ""
+	switch {
+	case err == nil:
+		if result.Stop == "max_tokens" || result.Stop == "max_output_tokens" || result.Stop == "length" || result.Stop == "MAX_TOKENS" {
+			s.showMessage(lspext.MessageWarning, "chatls: the answer was cut at max_tokens; raise parameters.max_tokens to get the rest")
+		}
+	case errors.Is(context.Cause(ctx), errCancelledByUser) || ctx.Err() != nil:
+		outcome, abort = usagelog.Cancelled, cycle.AbortedByUser
+	default:
+		outcome, abort = usagelog.Error, oneLine(err.Error())
+	}
+	if outcome == usagelog.OK || resp.Content() {
+		s.mu.Lock()
+		st.push(resp.End(abort))
+		s.mu.Unlock()
+	}
+	close(stop)
+	<-writer
+	if outcome != usagelog.OK && !resp.Content() {
+		s.removeHeader(ds, st)
+	}
+	if outcome == usagelog.Error {
+		s.showMessage(lspext.MessageError, "chatls: "+req.Entry+": "+err.Error())
+		s.sendDiagnostic(ds, req.Entry+": "+err.Error())
+	}
+	progress.End(outcome)
+	s.recordUsage(ds, req, chain, result, outcome)
+	s.mu.Lock()
+	ds.send, ds.stream = nil, nil
+	chain.afterResponse(toolUses, outcome == usagelog.OK)
+	s.mu.Unlock()
+	if outcome == usagelog.Cancelled {
+		s.disarm(ds)
+	}
+	s.scheduleDiagnostics(ds)
+	ds.wake()
+}
+
+// removeHeader takes the `@Assistant:` line out again when a request
+// failed before any content: the document is as it was.
+func (s *Server) removeHeader(ds *docState, st *streamState) {
+	s.editDocument(ds, "chatls: no answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+		s.mu.Lock()
+		at, text := st.header, st.headerText
+		s.mu.Unlock()
+		if at < 0 || at+len(text) > doc.Len() || doc.Slice(at, at+len(text)) != text {
+			return nil, nil
+		}
+		return []chatdoc.TextEdit{{Span: chatdoc.Span{Start: at, End: at + len(text)}}}, nil
+	})
+}
+
+// recordUsage writes the response's line of usage.jsonl.
+func (s *Server) recordUsage(ds *docState, req *provider.Request, chain *chainState, res provider.Result, outcome string) {
+	if s.usage == nil {
+		return
+	}
+	e := usagelog.Entry{Time: time.Now().UTC(), URI: ds.uri, Chain: chain.id, Provider: req.Entry, Model: req.Model,
+		InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens + res.Usage.ThoughtTokens,
+		CacheReadTokens: res.Usage.CacheReadTokens, CacheWriteTokens: res.Usage.CacheWriteTokens,
+		DurationMs: res.Duration.Milliseconds(), Attempts: res.Attempts, Outcome: outcome}
+	if req.Info != nil {
+		if usd, ok := provider.Cost(req.Info.Price, res.Usage); ok {
+			e.CostUSD = &usd
+		}
+	}
+	if err := s.usage.Append(e); err != nil {
+		s.log.Warn("usage log write failed", zap.Error(err))
+	}
+}
+
+// cancelSend stops the request in flight; false when there is none.
+func (s *Server) cancelSend(ds *docState) bool {
+	s.mu.Lock()
+	send := ds.send
+	s.mu.Unlock()
+	if send == nil {
+		return false
+	}
+	send.cancel(errCancelledByUser)
+	<-send.done
+	return true
+}
+
+// tailOf is the last two characters of the document.
+func tailOf(doc *chatdoc.Document) string {
+	n := doc.Len()
+	return doc.Slice(max(0, n-2), n)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "-->", "- ->")
+}
+
+// shortCount is a token count as the progress shows it: 850, 1.2k.
+func shortCount(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+}
+
+// usageTotals answers chatls.usage: the document's and the session's
+// totals from usage.jsonl.
+func (s *Server) usageTotals(ds *docState) (any, error) {
+	if s.usage == nil {
+		return nil, fmt.Errorf("the usage log is not open")
+	}
+	doc, err := s.usage.Sum(func(e usagelog.Entry) bool { return e.URI == ds.uri && !e.Time.Before(s.started) })
+	if err != nil {
+		return nil, err
+	}
+	session, err := s.usage.Sum(func(e usagelog.Entry) bool { return !e.Time.Before(s.started) })
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"document": doc, "session": session, "file": s.usage.Path()}, nil
+}

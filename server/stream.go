@@ -1,0 +1,188 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// streamState is the `@Assistant:` message being streamed into a document
+// (SPEC §7 "What the document gets"). Its place is a marker that follows
+// every change of the document — the user may type anywhere meanwhile,
+// also at its end and inside the message — never a stale offset. All
+// fields are under Server.mu.
+type streamState struct {
+	// marker is where the next text goes in the newest snapshot: the end
+	// of what landed. The user's typing at the marker stays after it.
+	marker int
+	// header is where the `@Assistant:` text that was written begins, and
+	// headerText what it was (removed again when nothing else came).
+	header     int
+	headerText string
+	// inflight is the text of the edit sent and not yet seen in the
+	// document; pending waits for the next edit.
+	inflight string
+	pending  strings.Builder
+	// newline is the document's line ending: streamed text uses it.
+	newline string
+	// wake tells the writer that text is pending (buffered, coalescing).
+	wake chan struct{}
+}
+
+func newStreamState(doc *chatdoc.Document) *streamState {
+	return &streamState{marker: doc.Len(), header: -1, newline: doc.Newline, wake: make(chan struct{}, 1)}
+}
+
+// push queues text for the document; the caller holds Server.mu.
+func (st *streamState) push(text string) {
+	if text == "" {
+		return
+	}
+	if st.newline == "\r\n" {
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	st.pending.WriteString(text)
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take moves the pending text in flight; "" when the last edit has not
+// landed yet or nothing waits. The caller holds Server.mu.
+func (st *streamState) take() string {
+	if st.inflight != "" || st.pending.Len() == 0 {
+		return ""
+	}
+	st.inflight = st.pending.String()
+	st.pending.Reset()
+	if st.header < 0 {
+		st.header, st.headerText = st.marker, st.inflight
+	}
+	return st.inflight
+}
+
+// follow moves the marker through a change of the document, old → next.
+// The edit in flight landing moves it past the new text; the user's text
+// before it shifts it; the user's typing exactly at it stays after it.
+// The caller holds Server.mu.
+func (st *streamState) follow(old, next *chatdoc.Document, changes []chatdoc.Change, enc chatdoc.Encoding) {
+	if st.inflight != "" && landedAt(old, next, st.marker, st.inflight) {
+		st.marker += len(st.inflight)
+		st.inflight = ""
+		return
+	}
+	start, oldEnd, inserted := changedRegion(old, next, changes, enc)
+	delta := inserted - (oldEnd - start)
+	st.header = shift(st.header, start, oldEnd, delta)
+	switch {
+	case start == st.marker && oldEnd == st.marker:
+		// Typed right after the streamed text: it stays after it.
+	case oldEnd <= st.marker:
+		st.marker += delta
+	case start < st.marker:
+		st.marker = start // a change across the marker: go on before it
+	}
+}
+
+// shift moves an offset through a change that is not ours (-1 stays).
+func shift(at, start, oldEnd, delta int) int {
+	switch {
+	case at < 0 || at < start:
+		return at
+	case oldEnd <= at:
+		return at + delta
+	}
+	return start
+}
+
+// landedAt says whether next is old with text inserted at offset at.
+func landedAt(old, next *chatdoc.Document, at int, text string) bool {
+	if next.Len() != old.Len()+len(text) || at > old.Len() || next.Slice(at, at+len(text)) != text {
+		return false
+	}
+	return next.Slice(0, at) == old.Slice(0, at) && next.Slice(at+len(text), next.Len()) == old.Slice(at, old.Len())
+}
+
+// changedRegion is one change covering what the client changed: old
+// [start, oldEnd) became `inserted` bytes. A single ranged change is exact;
+// several, or a whole-text change (Vim's ALE), are compared by their
+// common prefix and suffix.
+func changedRegion(old, next *chatdoc.Document, changes []chatdoc.Change, enc chatdoc.Encoding) (start, oldEnd, inserted int) {
+	if len(changes) == 1 && changes[0].Range != nil {
+		sp := old.Span(*changes[0].Range, enc)
+		return sp.Start, sp.End, len(changes[0].Text)
+	}
+	a, b := old.Text(), next.Text()
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return p, len(a) - s, len(b) - s - p
+}
+
+// streamFlushEvery bounds the edit rate while a response streams (SPEC §7:
+// at most ~20 edits a second, none later than 100 ms after its tokens).
+const streamFlushEvery = 50 * time.Millisecond
+
+// writeStream writes the stream's text into the document until stop is
+// closed and everything pushed before it landed (or the document closed).
+func (s *Server) writeStream(ds *docState, st *streamState, stop <-chan struct{}) {
+	var last time.Time
+	for {
+		stopping := false
+		select {
+		case <-st.wake:
+		case <-stop:
+			stopping = true
+		case <-ds.done:
+			return
+		}
+		if wait := streamFlushEvery - time.Since(last); wait > 0 && !stopping {
+			select {
+			case <-time.After(wait):
+			case <-stop:
+			case <-ds.done:
+				return
+			}
+		}
+		for {
+			s.mu.Lock()
+			text := st.take()
+			s.mu.Unlock()
+			if text == "" {
+				break
+			}
+			last = time.Now()
+			s.editDocument(ds, "chatls: streaming the answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if st.inflight == "" || doc != ds.snap {
+					return nil, nil
+				}
+				return []chatdoc.TextEdit{{Span: chatdoc.Span{Start: st.marker, End: st.marker}, NewText: st.inflight}}, nil
+			})
+			s.mu.Lock()
+			if st.inflight != "" && !ds.closed {
+				// Not seen in the document (the client refused it for good or
+				// closed): send it again with what came since.
+				rest := st.pending.String()
+				st.pending.Reset()
+				st.pending.WriteString(st.inflight + rest)
+				st.inflight = ""
+			}
+			s.mu.Unlock()
+			if !stopping {
+				break
+			}
+		}
+		if stopping {
+			return
+		}
+	}
+}
