@@ -211,3 +211,55 @@ func TestFailureBeforeContentLeavesTheDocument(t *testing.T) {
 		t.Fatalf("document changed: %q", got)
 	}
 }
+
+// The guards stop a chain and say why, leaving the document ready to go on
+// by hand: send.maxTurns, and the loop guard holding a call the model asks
+// for a third time in a row at pending (SPEC §7).
+func TestChainGuards(t *testing.T) {
+	again := `{"text": "Once more.", "toolUses": [{"name": "read", "input": {"path": "notes.txt", "offset": null, "limit": null}}]}`
+	responses := `{"responses": [` + again + `]}` // every turn asks the same
+	cfg := scriptConfig(t, responses) + "[send]\nmaxTurns = 2\n"
+	s := start(t, sessionOptions{userConfig: cfg})
+	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
+	uri := s.open("turns.chat", "@You:\ngo\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitDiagnostic(uri, "Autopilot stopped – exceeded 2 consecutive turns.")
+	if n := strings.Count(s.c.Doc(uri).Text, "@Assistant:"); n != 2 {
+		t.Fatalf("%d answers, want 2", n)
+	}
+
+	loop := start(t, sessionOptions{userConfig: scriptConfig(t, responses)})
+	testfs.Write(t, filepath.Join(loop.ws, "notes.txt"), "x\n")
+	uri = loop.open("loop.chat", "@You:\ngo\n")
+	if _, err := loop.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	loop.waitText(uri, "`script_3_1`\n\n```flemma:tool status=pending")
+	loop.settle(uri)
+	text := loop.c.Doc(uri).Text
+	if n := strings.Count(text, "@Assistant:"); n != 3 || strings.Count(text, "status=pending") != 1 {
+		t.Fatalf("the third identical call must wait for the user:\n%s", text)
+	}
+	if d, trace := loop.explain(uri, "script_3_1"); d != "require_approval" || !strings.Contains(trace, "loop-guard") {
+		t.Errorf("explain: %s\n%s", d, trace)
+	}
+}
+
+// send.maxCost counts the chain's spending from usage.jsonl.
+func TestChainCostLimit(t *testing.T) {
+	again := `{"text": "More.", "toolUses": [{"name": "read", "input": {"path": "notes.txt", "offset": null, "limit": null}}], "usage": {"InputTokens": 1000000, "OutputTokens": 0}}`
+	cfg := scriptConfig(t, `{"responses": [`+again+`]}`) +
+		"[providers.replay.models.script]\nprice = { input = 1.5, output = 0 }\n[send]\nmaxCost = 2.0\n"
+	s := start(t, sessionOptions{userConfig: cfg})
+	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
+	uri := s.open("cost.chat", "@You:\ngo\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitDiagnostic(uri, "Autopilot stopped – this chain cost $3.00, over the $2.00 limit.")
+	if n := strings.Count(s.c.Doc(uri).Text, "@Assistant:"); n != 2 {
+		t.Fatalf("%d answers, want 2", n)
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -10,7 +11,9 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/provider"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // chainState is a chain of requests the user started in this session
@@ -131,7 +134,12 @@ func (s *Server) continueChain(ds *docState) {
 	if err := s.startSend(s.baseCtx, ds, false); err != nil {
 		s.disarm(ds)
 		s.log.Info("autopilot did not send", zap.String("uri", ds.uri), zap.Error(err))
-		s.sendDiagnostic(ds, err.Error())
+		reason := err.Error()
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) {
+			reason = rpcErr.Message
+		}
+		s.sendDiagnostic(ds, reason)
 	}
 }
 
@@ -157,4 +165,44 @@ func sendProblemDiagnostic(doc *chatdoc.Document, msg string) []chatdoc.Diagnost
 		}
 	}
 	return []chatdoc.Diagnostic{{Span: at, Severity: chatdoc.SeverityWarning, Code: "send", Message: msg}}
+}
+
+// docStatus is chatls.status: what the document waits for, whether an
+// answer streams, and the chain — what a terminal driver (chatls send)
+// needs to know when the agent is done.
+type docStatus struct {
+	cycle.Report
+	// Waiting counts the calls that wait for the user (status=pending);
+	// Pending also counts approved ones about to run.
+	Waiting int         `json:"waiting"`
+	Sending bool        `json:"sending"`
+	Model   string      `json:"model,omitempty"`
+	Chain   *chainShown `json:"chain,omitempty"`
+	Problem string      `json:"problem,omitempty"`
+}
+
+type chainShown struct {
+	ID    string `json:"id"`
+	Armed bool   `json:"armed"`
+	Turns int    `json:"turns"`
+}
+
+func (s *Server) status(ds *docState) docStatus {
+	doc, l := s.view(ds)
+	st := docStatus{Report: cycle.Count(doc, l)}
+	for _, r := range doc.ToolResults {
+		if r.IsPlaceholder() && r.Status == chatdoc.StatusPending && doc.ToolResult(r.ID) == r && !l.Busy(r.ID) {
+			st.Waiting++
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds.send != nil {
+		st.Sending, st.Model = true, ds.send.model
+	}
+	if c := ds.chain; c != nil {
+		st.Chain = &chainShown{ID: c.id, Armed: c.armed, Turns: c.turns}
+	}
+	st.Problem = ds.sendProblem
+	return st
 }

@@ -74,6 +74,9 @@ func commands() map[string]command {
 			}
 			return map[string]any{"sending": true}, nil
 		}},
+		"chatls.status": {run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			return s.status(c.ds), nil
+		}},
 		"chatls.usage": {run: func(s *Server, _ context.Context, c commandCall) (any, error) {
 			return s.usageTotals(c.ds)
 		}},

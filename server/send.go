@@ -117,6 +117,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 	}
 	if err != nil {
 		release()
+		s.sendDiagnostic(ds, err.Error())
 		return s.refuseSend(err.Error())
 	}
 	st := newStreamState(s.latest(ds))

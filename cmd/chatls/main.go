@@ -39,6 +39,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runTools(args[1:], stdout, stderr)
 		case "demo":
 			return runDemo(args[1:], stdout, stderr)
+		case "send":
+			return runSend(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -141,6 +143,10 @@ usage:
   chatls [--stdio] [--log-file F] [--log-level L] [--config F]   serve LSP on stdio
   chatls --version
   chatls demo                              play the whole approval cycle on a sample
+  chatls send [--max-turns N] [--model M] FILE
+                                           send FILE to the model, run what the policy
+                                           approves, repeat; exit 0 done, 1 error,
+                                           2 a call waits for approval, 3 a guard stopped
   chatls check FILE...                     diagnostics as file:line:col: severity: message
   chatls parse --json FILE                 the parsed document as JSON
   chatls policy check TOOL 'JSON' [--file DOC.chat]   the policy decision and its trace

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// Exit codes of chatls send (SPEC §7 "Commands and CLI").
+const (
+	sendDone    = 0 // the model ended its turn
+	sendFailed  = 1 // an error; the message is on stderr
+	sendPending = 2 // a call waits for approval
+	sendGuarded = 3 // a guard (or --max-turns) stopped the chain
+)
+
+// runSend is `chatls send FILE`: the agent in a terminal, on the same
+// files. It drives this executable as a language server over pipes — the
+// very code the editors use — with the file as the one open document,
+// sends it, lets the autopilot run what the policy approves and send
+// again, and writes the document back to FILE as it changes.
+func runSend(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chatls send", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	maxTurns := fs.Int("max-turns", 0, "stop after this many requests (default send.maxTurns)")
+	model := fs.String("model", "", "the model, or PROVIDER/MODEL;key=value (default: the settings')")
+	configPath := fs.String("config", "", "user config file")
+	logFile := fs.String("log-file", "", "the server's log file")
+	logLevel := fs.String("log-level", "warn", "the server's log level")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: chatls send [--max-turns N] [--model M] FILE")
+		return 2
+	}
+	code, err := sendFile(fs.Arg(0), sendOptions{maxTurns: *maxTurns, model: *model, config: *configPath, logFile: *logFile, logLevel: *logLevel}, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "chatls send:", err)
+	}
+	return code
+}
+
+type sendOptions struct {
+	maxTurns          int
+	model, config     string
+	logFile, logLevel string
+	timeout           time.Duration // 0: none (a chain may run long)
+}
+
+func sendFile(file string, o sendOptions, stdout io.Writer) (int, error) {
+	path, err := filepath.Abs(file)
+	if err != nil {
+		return sendFailed, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sendFailed, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return sendFailed, err
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return sendFailed, err
+	}
+	settings := map[string]any{"autopilot": true}
+	if o.model != "" {
+		settings["model"] = o.model
+	}
+	if o.maxTurns > 0 {
+		settings["send"] = map[string]any{"maxTurns": o.maxTurns}
+	}
+	serverArgs := []string{"--log-level", o.logLevel}
+	if o.logFile != "" {
+		serverArgs = append(serverArgs, "--log-file", o.logFile)
+	}
+	if o.config != "" {
+		serverArgs = append(serverArgs, "--config", o.config)
+	}
+	ctx := context.Background()
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	c, err := lspclient.Start(ctx, self, serverArgs, os.Environ(), lspclient.Options{RootDir: root, InitializationOptions: settings, Configuration: settings})
+	if err != nil {
+		return sendFailed, err
+	}
+	defer c.Shutdown(context.Background())
+	if _, err := c.Initialize(ctx); err != nil {
+		return sendFailed, fmt.Errorf("initialize: %w", err)
+	}
+	uri := lspclient.PathURI(path)
+	if err := c.Open(ctx, uri, string(data)); err != nil {
+		return sendFailed, err
+	}
+	call := func(command string, out any) error {
+		return c.Call(ctx, "workspace/executeCommand", map[string]any{"command": command, "arguments": []any{map[string]any{"uri": uri}}}, out)
+	}
+	var started map[string]any
+	if err := call("chatls.send", &started); err != nil {
+		return sendFailed, errors.New(rpcMessage(err))
+	}
+	written := string(data)
+	for {
+		seen := len(c.Events())
+		var st sendStatus
+		if err := call("chatls.status", &st); err != nil {
+			return sendFailed, err
+		}
+		if text := c.Doc(uri).Text; text != written {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				return sendFailed, err
+			}
+			written = text
+		}
+		if code, done := st.outcome(); done {
+			return finishSend(code, st, chatdoc.Parse(written), file, stdout)
+		}
+		// Something will happen: an edit, a diagnostics publish, progress.
+		if err := c.WaitFor(24*time.Hour, "the agent's next step", func(s *lspclient.State) bool { return len(s.Events()) > seen }); err != nil {
+			return sendFailed, err
+		}
+	}
+}
+
+// sendStatus is chatls.status's answer.
+type sendStatus struct {
+	Pending int  `json:"pending"`
+	Waiting int  `json:"waiting"`
+	Running int  `json:"running"`
+	Ready   bool `json:"ready"`
+	Sending bool `json:"sending"`
+	Chain   *struct {
+		Armed bool `json:"armed"`
+	} `json:"chain"`
+	Problem string `json:"problem"`
+}
+
+// outcome says whether the agent is done and how: nothing streams or runs,
+// and the chain is over or waits for the user.
+func (st sendStatus) outcome() (int, bool) {
+	if st.Sending || st.Running > 0 {
+		return 0, false
+	}
+	armed := st.Chain != nil && st.Chain.Armed
+	switch {
+	case st.Waiting > 0 && st.Waiting == st.Pending:
+		return sendPending, true // nothing else will move until the user approves
+	case armed || st.Pending > 0:
+		return 0, false // results are being written, or the next send starts
+	case strings.HasPrefix(st.Problem, "Autopilot stopped"):
+		return sendGuarded, true
+	case st.Problem != "":
+		return sendFailed, true
+	}
+	return sendDone, true
+}
+
+func finishSend(code int, st sendStatus, doc *chatdoc.Document, file string, stdout io.Writer) (int, error) {
+	switch code {
+	case sendPending:
+		for _, r := range doc.ToolResults {
+			if r.Status != chatdoc.StatusPending {
+				continue
+			}
+			name := "?"
+			if u := doc.ToolUse(r.ID); u != nil {
+				name = u.Name
+			}
+			line := doc.Lines.Position(r.Span.Start, chatdoc.UTF8).Line + 1
+			fmt.Fprintf(stdout, "pending: %s %s at %s:%d\n", name, r.ID, file, line)
+		}
+		return code, nil
+	case sendGuarded, sendFailed:
+		return code, errors.New(st.Problem)
+	}
+	return code, nil
+}
+
+// rpcMessage is a JSON-RPC error's message without the library's prefix
+// ("jsonrpc2: code -32803 message: …").
+func rpcMessage(err error) string {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, "message: "); ok {
+		return after
+	}
+	return msg
+}
