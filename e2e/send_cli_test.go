@@ -82,3 +82,18 @@ func TestCLISend(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, file %q", code, stderr, data)
 	}
 }
+
+// chatls demo plays all three phases offline, with the scripted model.
+func TestDemoPlaysAllThreePhases(t *testing.T) {
+	cmd := exec.Command(binary, "demo")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"== 7. chatls.advance again", "@Assistant:\nnotes.txt asks you to buy milk and ship chatls, and bash runs in the folder workspace.\n\n@You:\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}

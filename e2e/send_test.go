@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/chatls/chatls/internal/lspclient"
 	"github.com/chatls/chatls/internal/testfs"
 )
 
@@ -75,6 +77,34 @@ func TestSendRunsTheWholeChain(t *testing.T) {
 	lines := s.usageLines()
 	if len(lines) != 2 || lines[0]["chain"] != lines[1]["chain"] || lines[0]["outcome"] != "ok" || lines[1]["inputTokens"] != 150.0 || lines[0]["provider"] != "replay" {
 		t.Fatalf("usage.jsonl: %v", lines)
+	}
+	// A code lens on each answer's @Assistant: line, hover with the chain.
+	var lenses []struct {
+		Range   lspclient.Range `json:"range"`
+		Command struct {
+			Title string `json:"title"`
+		} `json:"command"`
+	}
+	if err := s.c.Call(s.ctx, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, l := range lenses {
+		titles = append(titles, fmt.Sprintf("%d:%s", l.Range.Start.Line, l.Command.Title))
+	}
+	if len(titles) != 2 || !strings.HasPrefix(titles[0], "3:script · 100 in · 20 out · ") || !strings.Contains(titles[1], ":script · 150 in · 8 out · ") {
+		t.Fatalf("lenses %q", titles)
+	}
+	var hover struct {
+		Contents struct {
+			Value string `json:"value"`
+		} `json:"contents"`
+	}
+	if err := s.c.Call(s.ctx, "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 3, "character": 2}}, &hover); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hover.Contents.Value, "**script** via `replay`") || !strings.Contains(hover.Contents.Value, "chain: 2 response(s)") {
+		t.Errorf("hover %q", hover.Contents.Value)
 	}
 }
 

@@ -16,10 +16,10 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	doc := snap.doc
 	offset := offsetAt(doc, p.Position, snap.enc)
 	r, u := blockAt(doc, offset)
-	if u == nil {
-		return nil, nil
-	}
 	ds := s.docState(snap.uri)
+	if u == nil {
+		return s.answerHover(ds, doc, offset, snap)
+	}
 	info := surface.HoverInfo{Input: u.Input, RawInput: u.RawInput, Status: "no result yet"}
 	if t, ok := s.registry.Lookup(u.Name); ok {
 		info.Tool, info.Known = t.Definition(), true

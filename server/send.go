@@ -262,8 +262,12 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 		s.sendDiagnostic(ds, req.Entry+": "+err.Error())
 	}
 	progress.End(outcome)
-	s.recordUsage(ds, req, chain, result, outcome)
+	cost := s.recordUsage(ds, req, chain, result, outcome)
 	s.mu.Lock()
+	if at := strings.Index(st.headerText, assistantMarker); st.header >= 0 && at >= 0 && (outcome == usagelog.OK || resp.Content()) {
+		ds.answers = append(ds.answers, &answerRecord{at: st.header + at, entry: req.Entry, model: req.Model, usage: result.Usage,
+			cost: cost, duration: result.Duration, attempts: result.Attempts, chain: chain.id, outcome: outcome})
+	}
 	ds.send, ds.stream = nil, nil
 	chain.afterResponse(toolUses, outcome == usagelog.OK)
 	s.mu.Unlock()
@@ -271,6 +275,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 		s.disarm(ds)
 	}
 	s.scheduleDiagnostics(ds)
+	s.refreshHints() // the new code lens
 	ds.wake()
 }
 
@@ -289,10 +294,7 @@ func (s *Server) removeHeader(ds *docState, st *streamState) {
 }
 
 // recordUsage writes the response's line of usage.jsonl.
-func (s *Server) recordUsage(ds *docState, req *provider.Request, chain *chainState, res provider.Result, outcome string) {
-	if s.usage == nil {
-		return
-	}
+func (s *Server) recordUsage(ds *docState, req *provider.Request, chain *chainState, res provider.Result, outcome string) *float64 {
 	e := usagelog.Entry{Time: time.Now().UTC(), URI: ds.uri, Chain: chain.id, Provider: req.Entry, Model: req.Model,
 		InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens + res.Usage.ThoughtTokens,
 		CacheReadTokens: res.Usage.CacheReadTokens, CacheWriteTokens: res.Usage.CacheWriteTokens,
@@ -302,9 +304,13 @@ func (s *Server) recordUsage(ds *docState, req *provider.Request, chain *chainSt
 			e.CostUSD = &usd
 		}
 	}
+	if s.usage == nil {
+		return e.CostUSD
+	}
 	if err := s.usage.Append(e); err != nil {
 		s.log.Warn("usage log write failed", zap.Error(err))
 	}
+	return e.CostUSD
 }
 
 // cancelSend stops the request in flight; false when there is none.

@@ -67,13 +67,12 @@ func (st *streamState) take() string {
 // The edit in flight landing moves it past the new text; the user's text
 // before it shifts it; the user's typing exactly at it stays after it.
 // The caller holds Server.mu.
-func (st *streamState) follow(old, next *chatdoc.Document, changes []chatdoc.Change, enc chatdoc.Encoding) {
+func (st *streamState) follow(old, next *chatdoc.Document, start, oldEnd, inserted int) {
 	if st.inflight != "" && landedAt(old, next, st.marker, st.inflight) {
 		st.marker += len(st.inflight)
 		st.inflight = ""
 		return
 	}
-	start, oldEnd, inserted := changedRegion(old, next, changes, enc)
 	delta := inserted - (oldEnd - start)
 	st.header = shift(st.header, start, oldEnd, delta)
 	switch {

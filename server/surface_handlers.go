@@ -76,6 +76,13 @@ func (s *Server) codeLenses(ctx context.Context, _ noParams, snap *snapshot) ([]
 			lenses = append(lenses, protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: c.title, Command: c.cmd, Arguments: args}})
 		}
 	}
+	if ds := s.docState(snap.uri); ds != nil {
+		for _, a := range s.answerLenses(ds, snap.doc) {
+			rng := lspRange(snap.doc, chatdoc.Span{Start: a.at, End: a.at + len(assistantMarker)}, snap.enc)
+			lenses = append(lenses, protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: a.lensTitle(), Command: "chatls.usage",
+				Arguments: []interface{}{map[string]any{"uri": snap.uri}}}})
+		}
+	}
 	return lenses, nil
 }
 

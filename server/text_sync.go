@@ -67,8 +67,14 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	}
 	old := ds.snap
 	next := old.Apply(changes, s.enc)
-	if ds.stream != nil {
-		ds.stream.follow(old, next, changes, s.enc)
+	if ds.stream != nil || len(ds.answers) > 0 {
+		start, oldEnd, inserted := changedRegion(old, next, changes, s.enc)
+		if ds.stream != nil {
+			ds.stream.follow(old, next, start, oldEnd, inserted)
+		}
+		for _, a := range ds.answers {
+			a.at = shift(a.at, start, oldEnd, inserted-(oldEnd-start))
+		}
 	}
 	ds.snap = next
 	ds.version = p.TextDocument.Version

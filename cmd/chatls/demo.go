@@ -50,6 +50,18 @@ func demo(out io.Writer) error {
 	if err := os.WriteFile(docPath, []byte(demoDocument), 0o644); err != nil {
 		return err
 	}
+	// The built-in scripted model: offline, no key (SPEC §7 "script").
+	script := filepath.Join(work, "responses.json")
+	if err := os.WriteFile(script, []byte(demoResponses), 0o644); err != nil {
+		return err
+	}
+	userConfig := filepath.Join(work, "config", "chatls", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(userConfig), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(userConfig, []byte("provider = \"demo\"\n[providers.demo]\ntype = \"script\"\nfile = \""+script+"\"\n"), 0o644); err != nil {
+		return err
+	}
 	uri := lspclient.PathURI(docPath)
 	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work, "state"), "XDG_CONFIG_HOME="+filepath.Join(work, "config"))
 
@@ -150,13 +162,39 @@ func demo(out io.Writer) error {
 	}
 	printEdits(out, c, seen)
 
-	step(7, "chatls.advance again: nothing left to approve")
+	step(7, "chatls.advance again: nothing left to approve, so the conversation goes to the model (phase 3; a built-in scripted model, offline)")
+	seen = len(c.Events())
 	if err := c.Call(ctx, "workspace/executeCommand", map[string]any{"command": "chatls.advance", "arguments": []any{map[string]any{"uri": uri}}}, &report); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "   %s\n", compactJSON(report))
+	fmt.Fprintf(out, "   advance answered %s\n", compactJSON(report))
+	if err := c.WaitFor(20*time.Second, "the model's answer", func(s *lspclient.State) bool {
+		return strings.HasSuffix(s.Text(uri), "the folder workspace.\n\n@You:\n\n")
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "   the answer streamed in as %d edits; the last one left an empty @You: for the next question\n", countEdits(c, seen))
 	fmt.Fprintf(out, "\n== the document now\n%s", c.Doc(uri).Text)
+	fmt.Fprintln(out, "\n== next: your own model — see docs/providers.md, then `chatls send FILE` or chatls.send in your editor")
 	return nil
+}
+
+// demoResponses is the scripted model: the n-th request of the demo's
+// conversation (counted by its answers) plays the n-th response.
+const demoResponses = `{"responses": [
+  {"text": "I'll read the file and ask the shell."},
+  {"text": "notes.txt asks you to buy milk and ship chatls, and bash runs in the folder workspace.", "usage": {"InputTokens": 412, "OutputTokens": 14}}
+]}`
+
+// countEdits counts the server's edits since event index from.
+func countEdits(c *lspclient.Client, from int) int {
+	n := 0
+	for _, e := range c.Events()[from:] {
+		if e.Kind == "applyEdit" {
+			n++
+		}
+	}
+	return n
 }
 
 // printEdits shows the server's edits since event index from as unified diffs.
