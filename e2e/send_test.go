@@ -293,3 +293,53 @@ func TestChainCostLimit(t *testing.T) {
 		t.Fatalf("%d answers, want 2", n)
 	}
 }
+
+// A CRLF document gets CRLF from the stream too, and one blank line before
+// the answer.
+func TestSendKeepsCRLF(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "Line one.\nLine two."}]}`)})
+	uri := s.open("crlf.chat", "@You:\r\nhi\r\n\r\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "@You:\r\n\r\n")
+	want := "@You:\r\nhi\r\n\r\n@Assistant:\r\nLine one.\r\nLine two.\r\n\r\n@You:\r\n\r\n"
+	if got := s.c.Doc(uri).Text; got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// While the answer streams, a cancellable $/progress names the model;
+// cancelling it from the editor's UI stops the request like chatls.cancel.
+func TestProgressCancelStopsTheAnswer(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	url, _ := slowChat(t, release)
+	s := start(t, sessionOptions{userConfig: slowConfig(url)})
+	uri := s.open("progress.chat", "@You:\nhi\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "Hello world")
+	var token string
+	for _, e := range s.c.Events() {
+		var p struct {
+			Token string `json:"token"`
+			Value struct {
+				Kind        string `json:"kind"`
+				Title       string `json:"title"`
+				Cancellable bool   `json:"cancellable"`
+			} `json:"value"`
+		}
+		if e.Kind == "progress" && json.Unmarshal(e.Data, &p) == nil && p.Value.Kind == "begin" && p.Value.Title == "chatls: m" && p.Value.Cancellable {
+			token = p.Token
+		}
+	}
+	if token == "" {
+		t.Fatal("no cancellable progress titled with the model")
+	}
+	if err := s.c.Notify(s.ctx, "window/workDoneProgress/cancel", map[string]any{"token": token}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "<!-- flemma:aborted: Response interrupted by the user. -->")
+}

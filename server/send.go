@@ -326,10 +326,11 @@ func (s *Server) cancelSend(ds *docState) bool {
 	return true
 }
 
-// tailOf is the last two characters of the document.
+// tailOf is the end of the document with "\n" line endings: what the
+// `@Assistant:` line needs to follow a blank line.
 func tailOf(doc *chatdoc.Document) string {
 	n := doc.Len()
-	return doc.Slice(max(0, n-2), n)
+	return strings.ReplaceAll(doc.Slice(max(0, n-4), n), "\r\n", "\n")
 }
 
 func oneLine(s string) string {
