@@ -108,14 +108,22 @@ func TestSendRunsTheWholeChain(t *testing.T) {
 	}
 }
 
-// Opening documents never sends, whatever they hold and with autopilot on.
+// Opening documents never sends, whatever they hold and with autopilot on:
+// every corpus shape and a plain question, none sent.
 func TestOpeningNeverSends(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "should never appear"}]}`)})
-	uri := s.open("q.chat", "@You:\nA question nobody sent.\n")
-	other := s.open("done.chat", corpus(t, "02-parallel-unanswered.chat"))
-	s.settle(uri)
-	s.settle(other)
-	for _, u := range []string{uri, other} {
+	uris := []string{s.open("q.chat", "@You:\nA question nobody sent.\n")}
+	names, err := filepath.Glob(filepath.Join("..", "chatdoc", "testdata", "corpus", "*.chat"))
+	if err != nil || len(names) < 10 {
+		t.Fatalf("corpus: %v %v", names, err)
+	}
+	for _, name := range names {
+		uris = append(uris, s.open(filepath.Base(name), corpus(t, filepath.Base(name))))
+	}
+	for _, u := range uris {
+		s.settle(u)
+	}
+	for _, u := range uris {
 		if strings.Contains(s.c.Doc(u).Text, "should never appear") {
 			t.Fatalf("opening sent %s", u)
 		}
