@@ -67,8 +67,8 @@ func (st *streamState) take() string {
 // The edit in flight landing moves it past the new text; the user's text
 // before it shifts it; the user's typing exactly at it stays after it.
 // The caller holds Server.mu.
-func (st *streamState) follow(old, next *chatdoc.Document, start, oldEnd, inserted int) {
-	if st.inflight != "" && landedAt(old, next, st.marker, st.inflight) {
+func (st *streamState) follow(old, next *chatdoc.Document, ranged bool, start, oldEnd, inserted int) {
+	if st.inflight != "" && st.ours(old, next, ranged, start, oldEnd, inserted) {
 		st.marker += len(st.inflight)
 		st.inflight = ""
 		return
@@ -83,6 +83,17 @@ func (st *streamState) follow(old, next *chatdoc.Document, start, oldEnd, insert
 	case start < st.marker:
 		st.marker = start // a change across the marker: go on before it
 	}
+}
+
+// ours says whether the change is the edit in flight landing. A ranged
+// change says it exactly; a whole-text change (Vim's ALE) is compared with
+// the text the edit would give, since its common prefix and suffix cannot
+// tell where an insertion went when its first characters repeat.
+func (st *streamState) ours(old, next *chatdoc.Document, ranged bool, start, oldEnd, inserted int) bool {
+	if ranged {
+		return start == st.marker && oldEnd == st.marker && inserted == len(st.inflight) && next.Slice(start, start+inserted) == st.inflight
+	}
+	return landedAt(old, next, st.marker, st.inflight)
 }
 
 // shift moves an offset through a change that is not ours (-1 stays).

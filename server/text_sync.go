@@ -70,7 +70,8 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	if ds.stream != nil || len(ds.answers) > 0 {
 		start, oldEnd, inserted := changedRegion(old, next, changes, s.enc)
 		if ds.stream != nil {
-			ds.stream.follow(old, next, start, oldEnd, inserted)
+			ranged := len(changes) == 1 && changes[0].Range != nil
+			ds.stream.follow(old, next, ranged, start, oldEnd, inserted)
 		}
 		for _, a := range ds.answers {
 			a.at = shift(a.at, start, oldEnd, inserted-(oldEnd-start))
