@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
 	"github.com/chatls/chatls/internal/testfs"
@@ -350,4 +351,51 @@ func TestProgressCancelStopsTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.waitText(uri, "<!-- flemma:aborted: Response interrupted by the user. -->")
+}
+
+// A send waits for loading tool sources, saying so in its progress, and
+// goes out by itself with their tools once they are ready.
+func TestSendWaitsForToolDefinitions(t *testing.T) {
+	plugin, release := slowPlugin(t)
+	bodies := make(chan []byte, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		bodies <- body
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1"), Options: lspclient.Options{InitializationOptions: map[string]any{
+		"tools": map[string]any{"plugins": []any{map[string]any{"name": "slow", "path": plugin}}},
+	}}})
+	uri := s.open("tools.chat", "@You:\nhi\n")
+	out, err := s.command("chatls.send", map[string]any{"uri": uri})
+	if err != nil || out["sending"] != true {
+		t.Fatalf("chatls.send answers at once: %v %v", out, err)
+	}
+	if err := s.c.WaitFor(20*time.Second, "the waiting progress", func(st *lspclient.State) bool {
+		for _, e := range st.Events() {
+			if e.Kind == "progress" && strings.Contains(string(e.Data), "Waiting for tool definitions to load...") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-bodies:
+		t.Fatalf("sent before the tools were known: %s", b)
+	default:
+	}
+	if strings.Contains(s.c.Doc(uri).Text, "@Assistant:") {
+		t.Fatal("the answer began before the request")
+	}
+	if err := os.WriteFile(release, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "@Assistant:\nok\n\n@You:\n\n")
+	if b := <-bodies; !strings.Contains(string(b), `"name":"slowtool"`) || !strings.Contains(string(b), `"name":"bash"`) {
+		t.Fatalf("the request lacks the tools: %s", b)
+	}
 }

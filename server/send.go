@@ -140,19 +140,9 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 // and frontmatter choose, the key.
 func (s *Server) buildRequest(ctx context.Context, ds *docState, doc *chatdoc.Document) (*provider.Request, error) {
 	eff := s.settings.effectiveFor(ds.path)
-	descs, err := s.tools.Describe(ctx, time.Duration(eff.DefaultTimeout)*time.Second, s.workspaceRoot(ds.path))
-	if err != nil {
-		return nil, err
-	}
-	var defs []provider.ToolDef
-	for _, d := range descs {
-		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
-			continue
-		}
-		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
-	}
 	home, _ := os.UserHomeDir()
-	prompt, problems := provider.BuildPrompt(doc, provider.PromptOptions{DocPath: ds.path, Home: home, Tools: defs})
+	// The tools are added when their sources are ready (toolDefinitions).
+	prompt, problems := provider.BuildPrompt(doc, provider.PromptOptions{DocPath: ds.path, Home: home})
 	for _, p := range problems {
 		if p.Severity == provider.Error {
 			return nil, fmt.Errorf("not sent: %s (line %d)", p.Message, doc.Lines.Position(p.Span.Start, chatdoc.UTF8).Line+1)
@@ -176,6 +166,28 @@ func (s *Server) buildRequest(ctx context.Context, ds *docState, doc *chatdoc.Do
 	return provider.Prepare(ctx, sel, &s.keys, prompt, eff.Send.MaxRetries)
 }
 
+// toolDefinitions are the tools the request offers: every tool of the
+// registry (tools.enabled keeps the ones it names), once every source is
+// ready or tools.defaultTimeout passed — then the missing ones are named.
+func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.ToolDef, error) {
+	eff := s.settings.effectiveFor(ds.path)
+	descs, err := s.tools.Describe(ctx, time.Duration(eff.DefaultTimeout)*time.Second, s.workspaceRoot(ds.path))
+	if err != nil {
+		return nil, err
+	}
+	if s.toolSet.Loading() {
+		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: some tool sources did not load within %d s (tools.defaultTimeout); sent without their tools", eff.DefaultTimeout))
+	}
+	var defs []provider.ToolDef
+	for _, d := range descs {
+		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
+			continue
+		}
+		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
+	}
+	return defs, nil
+}
+
 // stream runs one request: the answer goes into the document as it
 // arrives, then the usage is recorded and the cycle takes over.
 func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send *sendState, req *provider.Request, chain *chainState) {
@@ -188,14 +200,21 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 	}()
 	var resp cycle.Response
 	var toolUses []*provider.ToolCall
-	s.mu.Lock()
-	st.push(resp.Start(tailOf(ds.snap)))
-	s.mu.Unlock()
-
 	token := fmt.Sprintf("chatls/send/%s", time.Now().Format("150405.000"))
 	progress := workdone.New(progressClient{s}, token, "chatls: "+req.Model)
 	removeCancel := s.progressCancels.Add(token, func() { send.cancel(errCancelledByUser) })
-	progress.Begin("waiting for the model", true)
+	first := "waiting for the model"
+	if s.toolSet.Loading() {
+		first = cycle.MsgWaitingTools
+	}
+	progress.Begin(first, true)
+	defs, err := s.toolDefinitions(ctx, ds)
+	req.Prompt.Tools = defs
+	s.mu.Lock()
+	if err == nil {
+		st.push(resp.Start(tailOf(ds.snap)))
+	}
+	s.mu.Unlock()
 	tokens := 0
 	phase := "waiting"
 	emit := func(ev provider.Event) {
@@ -233,7 +252,10 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 		}
 		progress.Report(fmt.Sprintf("%s… %s tokens", phase, shortCount(tokens)))
 	}
-	result, err := provider.Send(ctx, req, emit)
+	var result provider.Result
+	if err == nil {
+		result, err = provider.Send(ctx, req, emit)
+	}
 	removeCancel()
 
 	outcome, abort := usagelog.OK, ""
