@@ -399,3 +399,75 @@ func TestSendWaitsForToolDefinitions(t *testing.T) {
 		t.Fatalf("the request lacks the tools: %s", b)
 	}
 }
+
+// A client that applies edits without answering (Vim's ALE) still gets
+// the whole answer once, and the chain goes on.
+func TestSendWithASilentClient(t *testing.T) {
+	responses := `{"responses": [
+		{"text": "Reading.", "toolUses": [{"name": "read", "input": {"path": "notes.txt", "offset": null, "limit": null}}]},
+		{"text": "Done reading."}]}`
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, responses), Options: lspclient.Options{NeverReplyToApplyEdit: true},
+		env: []string{"CHATLS_APPLY_EDIT_TIMEOUT=300ms"}})
+	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
+	uri := s.open("silent.chat", "@You:\ngo\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "Done reading.\n\n@You:\n\n")
+	text := s.c.Doc(uri).Text
+	if strings.Count(text, "Reading.") != 1 || strings.Count(text, "Done reading.") != 1 || strings.Count(text, "**Tool Result:**") != 1 {
+		t.Fatalf("written twice or lost:\n%s", text)
+	}
+}
+
+// A stream cut mid-answer keeps what arrived and ends with the abort
+// marker saying why; closing the document stops a request in flight.
+func TestFailureMidStreamAndClose(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Half an ans"},"finish_reason":null}]}`+"\n\n")
+		w.(http.Flusher).Flush() // and the connection ends without [DONE]
+	}))
+	defer srv.Close()
+	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1")})
+	uri := s.open("cut.chat", "@You:\nhi\n")
+	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "Half an ans\n\n<!-- flemma:aborted: ", " -->\n\n@You:\n\n")
+	if text := s.c.Doc(uri).Text; !strings.Contains(text, "ended before the provider finished") {
+		t.Errorf("the marker does not say why:\n%s", text)
+	}
+
+	release := make(chan struct{})
+	defer close(release)
+	url, _ := slowChat(t, release)
+	c := start(t, sessionOptions{userConfig: slowConfig(url)})
+	uri = c.open("close.chat", "@You:\nhi\n")
+	if _, err := c.command("chatls.send", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitText(uri, "Hello world")
+	if err := c.c.Notify(c.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFileFor(t, filepath.Join(c.state, "chatls", "usage.jsonl"), "the cancelled answer's usage line", func(data []byte) bool {
+		return strings.Contains(string(data), `"outcome":"cancelled"`)
+	})
+}
+
+// What would stop the model from understanding the document stops the send
+// before any request: a missing file reference, as a refusal and a
+// diagnostic.
+func TestSendRefusesAMissingFile(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "never"}]}`)})
+	uri := s.open("ref.chat", "@You:\nsummarize @./missing.txt\n")
+	_, err := s.command("chatls.send", map[string]any{"uri": uri})
+	if err == nil || !strings.Contains(err.Error(), "File not found: ./missing.txt") {
+		t.Fatalf("err = %v", err)
+	}
+	s.waitDiagnostic(uri, "File not found: ./missing.txt")
+	if strings.Contains(s.c.Doc(uri).Text, "never") {
+		t.Fatal("sent anyway")
+	}
+}
