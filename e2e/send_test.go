@@ -26,6 +26,15 @@ func scriptConfig(t *testing.T, responses string) string {
 	return "provider = \"replay\"\n[providers.replay]\ntype = \"script\"\nfile = \"" + file + "\"\n"
 }
 
+// send starts a send (chatls.send) and fails the test if it is refused.
+func (s *session) send(uri string) {
+	s.t.Helper()
+	out, err := s.command("chatls.send", map[string]any{"uri": uri})
+	if err != nil || out["sending"] != true {
+		s.t.Fatalf("chatls.send: %v %v", out, err)
+	}
+}
+
 // usageLines reads the session's usage.jsonl.
 func (s *session) usageLines() []map[string]any {
 	s.t.Helper()
@@ -183,9 +192,7 @@ func TestTypingWhileTheAnswerStreams(t *testing.T) {
 	url, _ := slowChat(t, release)
 	s := start(t, sessionOptions{userConfig: slowConfig(url)})
 	uri := s.open("typing.chat", "@You:\nhi\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "@Assistant:\nHello world")
 	// At the very end, right after the streamed text.
 	if err := appendText(s, uri, s.c.Doc(uri).Text, " my next question"); err != nil {
@@ -212,9 +219,7 @@ func TestCancelKeepsWhatArrived(t *testing.T) {
 	url, requests := slowChat(t, release)
 	s := start(t, sessionOptions{userConfig: slowConfig(url)})
 	uri := s.open("cancel.chat", "@You:\nhi\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "Hello world")
 	out, err := s.command("chatls.cancel", map[string]any{"uri": uri})
 	if err != nil || out["cancelled"] != true {
@@ -238,9 +243,7 @@ func TestFailureBeforeContentLeavesTheDocument(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1")})
 	text := "@You:\nhi\n"
 	uri := s.open("fail.chat", text)
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	d := s.waitDiagnostic(uri, "model m not found at slow")
 	if d.Range.Start.Line != 0 {
 		t.Errorf("diagnostic at line %d, want the @You: marker", d.Range.Start.Line)
@@ -261,9 +264,7 @@ func TestChainGuards(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: cfg})
 	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
 	uri := s.open("turns.chat", "@You:\ngo\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitDiagnostic(uri, "Autopilot stopped – exceeded 2 consecutive turns.")
 	if n := strings.Count(s.c.Doc(uri).Text, "@Assistant:"); n != 2 {
 		t.Fatalf("%d answers, want 2", n)
@@ -272,9 +273,7 @@ func TestChainGuards(t *testing.T) {
 	loop := start(t, sessionOptions{userConfig: scriptConfig(t, responses)})
 	testfs.Write(t, filepath.Join(loop.ws, "notes.txt"), "x\n")
 	uri = loop.open("loop.chat", "@You:\ngo\n")
-	if _, err := loop.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	loop.send(uri)
 	loop.waitText(uri, "`script_3_1`\n\n```flemma:tool status=pending")
 	loop.settle(uri)
 	text := loop.c.Doc(uri).Text
@@ -294,9 +293,7 @@ func TestChainCostLimit(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: cfg})
 	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
 	uri := s.open("cost.chat", "@You:\ngo\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitDiagnostic(uri, "Autopilot stopped – this chain cost $3.00, over the $2.00 limit.")
 	if n := strings.Count(s.c.Doc(uri).Text, "@Assistant:"); n != 2 {
 		t.Fatalf("%d answers, want 2", n)
@@ -308,9 +305,7 @@ func TestChainCostLimit(t *testing.T) {
 func TestSendKeepsCRLF(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: scriptConfig(t, `{"responses": [{"text": "Line one.\nLine two."}]}`)})
 	uri := s.open("crlf.chat", "@You:\r\nhi\r\n\r\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "@You:\r\n\r\n")
 	want := "@You:\r\nhi\r\n\r\n@Assistant:\r\nLine one.\r\nLine two.\r\n\r\n@You:\r\n\r\n"
 	if got := s.c.Doc(uri).Text; got != want {
@@ -326,9 +321,7 @@ func TestProgressCancelStopsTheAnswer(t *testing.T) {
 	url, _ := slowChat(t, release)
 	s := start(t, sessionOptions{userConfig: slowConfig(url)})
 	uri := s.open("progress.chat", "@You:\nhi\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "Hello world")
 	var token string
 	for _, e := range s.c.Events() {
@@ -410,9 +403,7 @@ func TestSendWithASilentClient(t *testing.T) {
 		env: []string{"CHATLS_APPLY_EDIT_TIMEOUT=300ms"}})
 	testfs.Write(t, filepath.Join(s.ws, "notes.txt"), "x\n")
 	uri := s.open("silent.chat", "@You:\ngo\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "Done reading.\n\n@You:\n\n")
 	text := s.c.Doc(uri).Text
 	if strings.Count(text, "Reading.") != 1 || strings.Count(text, "Done reading.") != 1 || strings.Count(text, "**Tool Result:**") != 1 {
@@ -431,9 +422,7 @@ func TestFailureMidStreamAndClose(t *testing.T) {
 	defer srv.Close()
 	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1")})
 	uri := s.open("cut.chat", "@You:\nhi\n")
-	if _, err := s.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	s.send(uri)
 	s.waitText(uri, "Half an ans\n\n<!-- flemma:aborted: ", " -->\n\n@You:\n\n")
 	if text := s.c.Doc(uri).Text; !strings.Contains(text, "ended before the provider finished") {
 		t.Errorf("the marker does not say why:\n%s", text)
@@ -444,9 +433,7 @@ func TestFailureMidStreamAndClose(t *testing.T) {
 	url, _ := slowChat(t, release)
 	c := start(t, sessionOptions{userConfig: slowConfig(url)})
 	uri = c.open("close.chat", "@You:\nhi\n")
-	if _, err := c.command("chatls.send", map[string]any{"uri": uri}); err != nil {
-		t.Fatal(err)
-	}
+	c.send(uri)
 	c.waitText(uri, "Hello world")
 	if err := c.c.Notify(c.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
 		t.Fatal(err)

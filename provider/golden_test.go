@@ -77,16 +77,7 @@ func TestGoldenRequestBodies(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
 			p, problems := goldenPrompt(t, c)
-			for _, pr := range problems {
-				if pr.Severity == Error {
-					t.Fatalf("problem: %+v", pr)
-				}
-			}
-			entry := Builtins()[map[string]string{"anthropic": "anthropic", "openai": "openai", "openai-chat": "ollama", "gemini": "gemini", "vertex": "vertex"}[c.api]]
-			body, err := Body(&Request{API: c.api, Entry: entry.Name, Model: c.model, Prompt: p, Parameters: c.params, Info: entry.ModelInfo(c.model)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := bodyFor(t, c.api, c.model, p, problems, c.params)
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, body, "", "  "); err != nil {
 				t.Fatal(err)
@@ -111,4 +102,22 @@ func TestGoldenRequestBodies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bodyFor is the body chatls sends for the prompt through the built-in
+// entry of the API (Chat Completions through ollama); an Error problem
+// fails the test.
+func bodyFor(t *testing.T, api, model string, p *Prompt, problems []Problem, params map[string]any) []byte {
+	t.Helper()
+	for _, pr := range problems {
+		if pr.Severity == Error {
+			t.Fatalf("problem: %+v", pr)
+		}
+	}
+	entry := Builtins()[map[string]string{"anthropic": "anthropic", "openai": "openai", "openai-chat": "ollama", "gemini": "gemini", "vertex": "vertex"}[api]]
+	body, err := Body(&Request{API: api, Entry: entry.Name, Model: model, Prompt: p, Parameters: params, Info: entry.ModelInfo(model)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }

@@ -277,16 +277,7 @@ func parityBody(t *testing.T, c parityCase) any {
 		opts.Tools = parityTools
 	}
 	p, problems := BuildPrompt(chatdoc.Parse(c.chat), opts)
-	for _, pr := range problems {
-		if pr.Severity == Error {
-			t.Fatalf("problem: %+v", pr)
-		}
-	}
-	entry := Builtins()[map[string]string{"anthropic": "anthropic", "openai": "openai", "openai-chat": "ollama", "gemini": "gemini", "vertex": "vertex"}[c.api]]
-	raw, err := Body(&Request{API: c.api, Entry: entry.Name, Model: c.model, Prompt: p, Parameters: c.params, Info: entry.ModelInfo(c.model)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := bodyFor(t, c.api, c.model, p, problems, c.params)
 	var body any
 	if err := json.Unmarshal(raw, &body); err != nil {
 		t.Fatal(err)
