@@ -180,6 +180,20 @@ func slowChat(t *testing.T, release <-chan struct{}) (baseURL string, requests *
 	return srv.URL + "/v1", requests
 }
 
+// streamingHalfway is a session whose document `name` is streaming an
+// answer from slowChat, halfway: "Hello world" is in, the rest waits for
+// release.
+func streamingHalfway(t *testing.T, name string) (s *session, uri string, release chan struct{}, requests *atomic.Int32) {
+	t.Helper()
+	release = make(chan struct{})
+	url, requests := slowChat(t, release)
+	s = start(t, sessionOptions{userConfig: slowConfig(url)})
+	uri = s.open(name, "@You:\nhi\n")
+	s.send(uri)
+	s.waitText(uri, "@Assistant:\nHello world")
+	return s, uri, release, requests
+}
+
 func slowConfig(baseURL string) string {
 	return "provider = \"slow\"\n[providers.slow]\ntype = \"openai-chat\"\nbaseURL = \"" + baseURL + "\"\nmodel = \"m\"\n"
 }
@@ -188,12 +202,7 @@ func slowConfig(baseURL string) string {
 // inside the streaming message — and nothing is lost or duplicated: the
 // message is found by its own marker, not by stale offsets (SPEC §7).
 func TestTypingWhileTheAnswerStreams(t *testing.T) {
-	release := make(chan struct{})
-	url, _ := slowChat(t, release)
-	s := start(t, sessionOptions{userConfig: slowConfig(url)})
-	uri := s.open("typing.chat", "@You:\nhi\n")
-	s.send(uri)
-	s.waitText(uri, "@Assistant:\nHello world")
+	s, uri, release, _ := streamingHalfway(t, "typing.chat")
 	// At the very end, right after the streamed text.
 	if err := appendText(s, uri, s.c.Doc(uri).Text, " my next question"); err != nil {
 		t.Fatal(err)
@@ -214,13 +223,8 @@ func TestTypingWhileTheAnswerStreams(t *testing.T) {
 // Cancel closes the request and keeps what arrived, with the abort
 // marker; the chain stops.
 func TestCancelKeepsWhatArrived(t *testing.T) {
-	release := make(chan struct{})
+	s, uri, release, requests := streamingHalfway(t, "cancel.chat")
 	defer close(release)
-	url, requests := slowChat(t, release)
-	s := start(t, sessionOptions{userConfig: slowConfig(url)})
-	uri := s.open("cancel.chat", "@You:\nhi\n")
-	s.send(uri)
-	s.waitText(uri, "Hello world")
 	out, err := s.command("chatls.cancel", map[string]any{"uri": uri})
 	if err != nil || out["cancelled"] != true {
 		t.Fatalf("cancel: %v %v", out, err)
@@ -316,13 +320,8 @@ func TestSendKeepsCRLF(t *testing.T) {
 // While the answer streams, a cancellable $/progress names the model;
 // cancelling it from the editor's UI stops the request like chatls.cancel.
 func TestProgressCancelStopsTheAnswer(t *testing.T) {
-	release := make(chan struct{})
+	s, uri, release, _ := streamingHalfway(t, "progress.chat")
 	defer close(release)
-	url, _ := slowChat(t, release)
-	s := start(t, sessionOptions{userConfig: slowConfig(url)})
-	uri := s.open("progress.chat", "@You:\nhi\n")
-	s.send(uri)
-	s.waitText(uri, "Hello world")
 	var token string
 	for _, e := range s.c.Events() {
 		var p struct {
@@ -428,13 +427,8 @@ func TestFailureMidStreamAndClose(t *testing.T) {
 		t.Errorf("the marker does not say why:\n%s", text)
 	}
 
-	release := make(chan struct{})
+	c, uri, release, _ := streamingHalfway(t, "close.chat")
 	defer close(release)
-	url, _ := slowChat(t, release)
-	c := start(t, sessionOptions{userConfig: slowConfig(url)})
-	uri = c.open("close.chat", "@You:\nhi\n")
-	c.send(uri)
-	c.waitText(uri, "Hello world")
 	if err := c.c.Notify(c.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
 		t.Fatal(err)
 	}
