@@ -41,6 +41,15 @@ type PlaceholderRequest struct {
 	ID     string
 	Status Status // empty means pending
 	Extra  []KV
+	// Result, when set, is written instead of a placeholder: a finished
+	// result (an input the schema rejects gets its error at once).
+	Result *ResultText
+}
+
+// ResultText is a finished result's content.
+type ResultText struct {
+	Content string
+	IsError bool
 }
 
 // InsertPlaceholders builds the edits that add placeholders for tool uses of
@@ -168,6 +177,9 @@ func (d *Document) lineAfter(end int) int { return end + lineAfter(d.Slice(end, 
 
 // placeholderText is one placeholder block ending with a line ending.
 func placeholderText(req PlaceholderRequest, dialect Dialect, nl string) string {
+	if req.Result != nil {
+		return resultBlock(req.ID, req.Result.Content, req.Result.IsError, nl) + nl
+	}
 	st := req.Status
 	if st == StatusDone {
 		st = StatusPending
@@ -274,7 +286,17 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 	if r == nil {
 		return nil, fmt.Errorf("no tool result with ID %s", id)
 	}
-	nl := d.Newline
+	text := resultBlock(id, content, isError, d.Newline)
+	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {
+		text += d.Newline
+	}
+	return []TextEdit{{Span: r.Span, NewText: text}}, nil
+}
+
+// resultBlock is a finished result without its last line ending: header
+// (" (error)" when isError), blank line, a fence sized to the content, the
+// content in the document's line endings, the fence.
+func resultBlock(id, content string, isError bool, nl string) string {
 	content = normalizeNewlines(content, nl)
 	fence := FenceFor(content)
 	var b strings.Builder
@@ -294,10 +316,7 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 		}
 	}
 	b.WriteString(fence)
-	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {
-		b.WriteString(nl)
-	}
-	return []TextEdit{{Span: r.Span, NewText: b.String()}}, nil
+	return b.String()
 }
 
 func normalizeNewlines(s, nl string) string {

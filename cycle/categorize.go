@@ -21,9 +21,12 @@ type Mode struct {
 // only takes tool uses that arrived in this session, once their Assistant
 // message is complete; chatls.advance takes them all. Duplicated IDs get
 // nothing (they keep their diagnostic).
-func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) map[string]chatdoc.Status {
+//
+// Calls whose input the tool's schema rejects get no placeholder: their
+// error result, in invalid, is written at once (Facts.Invalid).
+func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statuses map[string]chatdoc.Status, invalid map[string]string) {
 	dups := DuplicateIDs(doc)
-	statuses := map[string]chatdoc.Status{}
+	statuses, invalid = map[string]chatdoc.Status{}, map[string]string{}
 	for i, m := range doc.Messages {
 		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
 			continue
@@ -42,6 +45,12 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) map[st
 				statuses[u.ID] = chatdoc.StatusAborted
 				continue
 			}
+			if facts.Invalid != nil {
+				if text := facts.Invalid(u); text != "" {
+					invalid[u.ID] = text
+					continue
+				}
+			}
 			switch facts.Decide(u).Decision {
 			case approval.Approve:
 				statuses[u.ID] = chatdoc.StatusApproved
@@ -52,7 +61,7 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) map[st
 			}
 		}
 	}
-	return statuses
+	return statuses, invalid
 }
 
 // MessageComplete says whether autopilot may categorize an Assistant
@@ -72,15 +81,21 @@ func MessageComplete(doc *chatdoc.Document, index int) bool {
 // became duplicated since categorizing gets none: one placeholder per ID.
 // Like every edit builder of the cycle it is idempotent: once the
 // placeholders are in, it returns nothing.
-func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
+//
+// The calls in invalid get their error result instead of a placeholder.
+func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, invalid map[string]string, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
 	var edits []chatdoc.TextEdit
 	dups := DuplicateIDs(doc)
 	for _, m := range doc.Messages {
 		var reqs []chatdoc.PlaceholderRequest
 		for _, u := range m.ToolUses {
-			st, ok := statuses[u.ID]
-			if ok && doc.ToolResult(u.ID) == nil && !dups[u.ID] {
+			if doc.ToolResult(u.ID) != nil || dups[u.ID] {
+				continue
+			}
+			if st, ok := statuses[u.ID]; ok {
 				reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Status: st})
+			} else if text, ok := invalid[u.ID]; ok {
+				reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Result: &chatdoc.ResultText{Content: text, IsError: true}})
 			}
 		}
 		if len(reqs) == 0 {

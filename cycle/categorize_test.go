@@ -1,6 +1,7 @@
 package cycle
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chatls/chatls/approval"
@@ -71,7 +72,8 @@ func TestCategorize(t *testing.T) {
 					t.Errorf("the arriving calls did not wake the cycle")
 				}
 			}
-			if got := statuses(Categorize(doc, l, c.mode, c.policy.facts(nil))); got != c.want {
+			st, _ := Categorize(doc, l, c.mode, c.policy.facts(nil))
+			if got := statuses(st); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
@@ -91,9 +93,9 @@ func appendText(t *testing.T, l *Ledger, doc *chatdoc.Document, text string, aut
 func TestPlaceholdersAreInsertedOnceInCallOrder(t *testing.T) {
 	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall}))
 	l := NewLedger(doc)
-	st := Categorize(doc, l, Mode{Force: true}, defaults.facts(nil))
+	st, _ := Categorize(doc, l, Mode{Force: true}, defaults.facts(nil))
 	l.Placed(doc, st)
-	edits, err := PlaceholderEdits(doc, st, chatdoc.DialectFence)
+	edits, err := PlaceholderEdits(doc, st, nil, chatdoc.DialectFence)
 	next := apply(t, doc, edits, err)
 	var order []string
 	for _, r := range next.ToolResults {
@@ -102,7 +104,7 @@ func TestPlaceholdersAreInsertedOnceInCallOrder(t *testing.T) {
 	if got, want := order, []string{"t_read=approved", "t_bash=pending", "t_write=approved"}; !equal(got, want) {
 		t.Fatalf("placeholders %v, want %v\n%s", got, want, next.Text())
 	}
-	if again, _ := PlaceholderEdits(next, st, chatdoc.DialectFence); len(again) != 0 {
+	if again, _ := PlaceholderEdits(next, st, nil, chatdoc.DialectFence); len(again) != 0 {
 		t.Fatalf("the builder is not idempotent: %v", again)
 	}
 	if _, ok := l.issued["t_bash"]; !ok {
@@ -123,4 +125,44 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// A call whose input the schema rejects gets its error result at once, in
+// call order among the placeholders, without the policy being asked.
+func TestInvalidInputGetsItsErrorAtOnce(t *testing.T) {
+	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall}))
+	l := NewLedger(doc)
+	facts := defaults.facts(nil)
+	decide := facts.Decide
+	facts.Decide = func(u *chatdoc.ToolUse) approval.Verdict {
+		if u.ID == "t_bash" {
+			t.Errorf("the policy was asked about an invalid call")
+		}
+		return decide(u)
+	}
+	facts.Invalid = func(u *chatdoc.ToolUse) string {
+		if u.ID == "t_bash" {
+			return "Invalid input for bash:\n- command: expected string"
+		}
+		return ""
+	}
+	st, invalid := Categorize(doc, l, Mode{Force: true}, facts)
+	if _, ok := st["t_bash"]; ok || invalid["t_bash"] == "" {
+		t.Fatalf("statuses %v invalid %v", st, invalid)
+	}
+	edits, err := PlaceholderEdits(doc, st, invalid, chatdoc.DialectFence)
+	next := apply(t, doc, edits, err)
+	var order []string
+	for _, r := range next.ToolResults {
+		order = append(order, r.ID+"="+string(r.Status))
+	}
+	if got, want := order, []string{"t_read=approved", "t_bash=error", "t_write=approved"}; !equal(got, want) {
+		t.Fatalf("results %v, want %v\n%s", got, want, next.Text())
+	}
+	if !strings.Contains(next.Text(), "**Tool Result:** `t_bash` (error)\n\n```\nInvalid input for bash:\n- command: expected string\n```\n") {
+		t.Fatalf("%s", next.Text())
+	}
+	if again, _ := PlaceholderEdits(next, st, invalid, chatdoc.DialectFence); len(again) != 0 {
+		t.Fatalf("the builder is not idempotent: %v", again)
+	}
 }

@@ -16,6 +16,11 @@ type Facts struct {
 	// Journal is what the execution journal knows about a tool ID; nil
 	// when there is no journal (then nothing can run: see Gate's callers).
 	Journal func(id string) JournalEntry
+	// Invalid is the error result of an input the tool's schema rejects
+	// ("" when valid or unknown; nil: inputs are not checked). Such a call
+	// gets that result at once, without a placeholder and without asking
+	// the policy (SPEC §5).
+	Invalid func(u *chatdoc.ToolUse) string
 }
 
 // JournalState mirrors journal.State without importing the journal's I/O.

@@ -170,3 +170,17 @@ func TestAdvanceWithoutArgumentsCoversEveryDocument(t *testing.T) {
 	s.waitText(a, "Response interrupted by the user.")
 	s.waitText(b, "This tool has been rejected by the user.")
 }
+
+// An input the tool's schema rejects gets its error result at once — no
+// placeholder, no question to the user — so the model can correct itself
+// (SPEC §5), and the chain goes on.
+func TestInvalidInputIsAnsweredAtOnce(t *testing.T) {
+	s := start(t, sessionOptions{})
+	doc := "@You:\ngo\n\n@Assistant:\n**Tool Use:** `read` (`toolu_bad`)\n\n```json\n{\"path\": 42}\n```\n\n@You:\n"
+	uri := s.open("invalid.chat", doc)
+	s.advance(uri)
+	s.waitText(uri, "**Tool Result:** `toolu_bad` (error)\n\n```\nInvalid input for read:")
+	if text := s.c.Doc(uri).Text; strings.Contains(text, "status=") {
+		t.Fatalf("a placeholder was inserted:\n%s", text)
+	}
+}

@@ -52,6 +52,15 @@ func (r *Registry) Validate(name string, input map[string]any) []ValidationError
 	return cs.validate(input)
 }
 
+// InvalidInput is the error result for an input the tool's schema
+// rejects, "" when it is valid or the tool is unknown.
+func (r *Registry) InvalidInput(name string, input map[string]any) string {
+	if errs := r.Validate(name, input); len(errs) > 0 {
+		return formatValidation(name, errs)
+	}
+	return ""
+}
+
 // schemaCache maps a tool name to its compiled schema; an entry is reused
 // while the schema text is unchanged (sources may replace tools).
 type schemaCache struct {
