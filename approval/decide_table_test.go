@@ -357,6 +357,7 @@ func decideRows() []decideRow {
 	)
 	rows = append(rows, frontmatterRows()...)
 	rows = append(rows, auditRows()...)
+	rows = append(rows, fileOpRows()...)
 	return rows
 }
 
@@ -437,4 +438,39 @@ func TestDecideTable(t *testing.T) {
 		})
 	}
 	t.Logf("%d decisions", len(rows))
+}
+
+func transfer(src, dst string) map[string]any { return map[string]any{"source": src, "destination": dst} }
+
+// fileOpRows: mkdir and copy follow write's rules ($default approves them
+// inside the writable set; a copy's source is a read); delete and move are
+// dangerous — only a rule that names them approves, never a preset or a
+// wildcard; path deny rules stop them by effect (SPEC §5).
+func fileOpRows() []decideRow {
+	A, R, D := Approve, RequireApproval, Deny
+	named := "[tools]\nautoApprove = [\"$standard\", \"delete(build/**)\", \"move\"]\n"
+	wildcard := "[tools]\nautoApprove = [\"$standard\", \"*\"]\n"
+	denies := "[tools]\ndeny = [\"write(secrets/**)\", \"read(private/**)\"]\n"
+	return []decideRow{
+		{name: "files: mkdir in workspace", tool: "mkdir", input: at("a/b"), want: A},
+		{name: "files: mkdir outside", tool: "mkdir", input: at("/etc/x"), want: R},
+		{name: "files: copy inside", tool: "copy", input: transfer("src/main.go", "src/copy.go"), want: A},
+		{name: "files: copy from outside the workspace", tool: "copy", input: transfer("/etc/passwd", "src/p"), want: R},
+		{name: "files: copy to outside the writable set", tool: "copy", input: transfer("src/main.go", "/etc/x"), want: R},
+		{name: "files: copy of a secret", tool: "copy", input: transfer(".env", "env.txt"), want: R},
+		{name: "files: delete under the default", tool: "delete", input: at("src/main.go"), want: R},
+		{name: "files: move under the default", tool: "move", input: transfer("src/main.go", "src/b.go"), want: R},
+		{name: "files: delete under $standard", user: cfgStandard, tool: "delete", input: at("src/main.go"), want: R},
+		{name: "files: delete named by a rule", user: named, tool: "delete", input: at("build/out.o"), want: A},
+		{name: "files: delete outside the named rule", user: named, tool: "delete", input: at("src/main.go"), want: R},
+		{name: "files: move named bare, inside", user: named, tool: "move", input: transfer("src/main.go", "src/b.go"), want: A},
+		{name: "files: move named bare, to outside", user: named, tool: "move", input: transfer("src/main.go", "/etc/b"), want: R},
+		{name: "files: a wildcard does not name delete", user: wildcard, tool: "delete", input: at("src/main.go"), want: R},
+		{name: "files: a wildcard does not name move", user: wildcard, tool: "move", input: transfer("src/a", "src/b"), want: R},
+		{name: "files: write deny stops a move out", user: denies, tool: "move", input: transfer("secrets/key", "pub/key"), want: D},
+		{name: "files: write deny stops a copy in", user: denies, tool: "copy", input: transfer("src/main.go", "secrets/x"), want: D},
+		{name: "files: write deny stops a delete", user: denies, tool: "delete", input: at("secrets/key"), want: D},
+		{name: "files: read deny stops a copy out", user: denies, tool: "copy", input: transfer("private/diary", "src/d"), want: D},
+		{name: "files: write deny stops mkdir", user: denies, tool: "mkdir", input: at("secrets/new"), want: D},
+	}
 }

@@ -39,29 +39,41 @@ func (e *Engine) parts(call Call, env callEnv) (parts []part, opaque []string) {
 	switch {
 	case call.Tool == "bash":
 		return e.bashParts(call, env)
+	case transferPaths[call.Tool] != [2]string{}:
+		keys := transferPaths[call.Tool]
+		src := e.pathPart(call, keys[0], env)
+		if call.Tool == "copy" && src.blocked == "" {
+			src.tool, src.label = "read", "copy reads "+src.path // only read: read rules cover it
+		}
+		return []part{src, e.pathPart(call, keys[1], env)}, nil
 	case pathTools[call.Tool]:
-		p := part{kind: partPath, tool: call.Tool, input: call.Input}
-		raw, ok := call.Input["path"].(string)
-		if !ok || raw == "" {
-			if call.Tool == "grep" || call.Tool == "find" || call.Tool == "ls" {
-				raw, ok = ".", true
-			}
-		}
-		if !ok {
-			p.label = call.Tool
-			p.blocked = "the call has no path"
-			return []part{p}, nil
-		}
-		p.path = canonicalPath(raw, env.docDir, e.home)
-		p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
-		p.secret = e.sensitive(p.path)
-		if p.secret == "" {
-			// The path as written counts too: a link named .env is still a secret's name.
-			p.secret = sensitiveToken(raw)
-		}
-		return []part{p}, nil
+		return []part{e.pathPart(call, "path", env)}, nil
 	}
 	return []part{{kind: partOther, tool: call.Tool, input: call.Input, label: call.Tool}}, nil
+}
+
+// pathPart is the part of a file tool's path under key.
+func (e *Engine) pathPart(call Call, key string, env callEnv) part {
+	p := part{kind: partPath, tool: call.Tool, input: call.Input}
+	raw, ok := call.Input[key].(string)
+	if !ok || raw == "" {
+		if call.Tool == "grep" || call.Tool == "find" || call.Tool == "ls" {
+			raw, ok = ".", true
+		}
+	}
+	if !ok {
+		p.label = call.Tool
+		p.blocked = "the call has no " + key
+		return p
+	}
+	p.path = canonicalPath(raw, env.docDir, e.home)
+	p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
+	p.secret = e.sensitive(p.path)
+	if p.secret == "" {
+		// The path as written counts too: a link named .env is still a secret's name.
+		p.secret = sensitiveToken(raw)
+	}
+	return p
 }
 
 func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
@@ -213,6 +225,9 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 		if !r.toolMatches(p.tool) || p.path == "" {
 			return false
 		}
+		if dangerousTools[p.tool] && r.tool != p.tool {
+			return false // a wildcard does not name a dangerous tool
+		}
 		if r.bare {
 			// Presets and bare names: only inside the workspace / writable set, never secrets.
 			dirs := env.read
@@ -225,6 +240,9 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 			return false
 		}
 		return p.secret == "" || r.path.names(p.secret)
+	}
+	if dangerousTools[p.tool] && r.tool != p.tool {
+		return false
 	}
 	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input))
 }

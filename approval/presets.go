@@ -7,8 +7,8 @@ import "github.com/chatls/chatls/config"
 func builtinPresets() map[string]config.Preset {
 	return map[string]config.Preset{
 		"$readonly": {Approve: []string{"read", "grep", "find", "ls"}},
-		"$default":  {Approve: []string{"read", "write", "edit"}},
-		"$standard": {Approve: []string{"read", "write", "edit", "grep", "find", "ls"}},
+		"$default":  {Approve: []string{"read", "write", "edit", "mkdir", "copy"}},
+		"$standard": {Approve: []string{"read", "write", "edit", "mkdir", "copy", "grep", "find", "ls"}},
 	}
 }
 

@@ -9,10 +9,19 @@ import (
 var errBadGlob = errors.New("invalid glob pattern")
 
 // pathTools take a path and are matched with globs; the key holds it.
-var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true}
+var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true,
+	"mkdir": true, "delete": true, "copy": true, "move": true}
 
 // writeTools change files: presets approve them only inside the writable set.
-var writeTools = map[string]bool{"write": true, "edit": true}
+var writeTools = map[string]bool{"write": true, "edit": true, "mkdir": true, "delete": true, "copy": true, "move": true}
+
+// dangerousTools are approved only by a rule that names them — never by a
+// preset, a wildcard or the sandbox (SPEC §5).
+var dangerousTools = map[string]bool{"delete": true, "move": true, "git_commit": true, "git_push": true}
+
+// transferPaths are the path keys of the tools that touch two paths; a
+// copy only reads its source.
+var transferPaths = map[string][2]string{"copy": {"source", "destination"}, "move": {"source", "destination"}}
 
 // readTools only look at files.
 var readTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true}

@@ -68,6 +68,8 @@ func SuggestRule(call Call) string {
 	switch {
 	case call.Tool == "bash":
 		return suggestBash(call)
+	case transferPaths[call.Tool] != [2]string{}:
+		return "" // two paths: no single narrow rule
 	case pathTools[call.Tool]:
 		return suggestPath(call)
 	}

@@ -95,6 +95,18 @@ func builtinPreview(name string, in map[string]any) (string, bool) {
 		if d, ok := num("maxDepth"); ok {
 			add("depth=" + d)
 		}
+	case "mkdir":
+		add(str("path"))
+	case "delete":
+		add(str("path"))
+		if r, _ := in["recursive"].(bool); r {
+			add("(recursive: the directory and everything in it)")
+		}
+	case "copy", "move":
+		add(str("source") + " → " + str("destination"))
+		if o, _ := in["overwrite"].(bool); o {
+			add("(overwrite)")
+		}
 	case "calculator":
 		add(str("expression"))
 	case "web_fetch":

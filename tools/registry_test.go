@@ -37,7 +37,7 @@ func TestRegistryBuiltinsListedSorted(t *testing.T) {
 	for _, d := range reg.List() {
 		names = append(names, d.Name)
 	}
-	want := "bash calculator edit find grep ls read time web_fetch write"
+	want := "bash calculator copy delete edit find grep ls mkdir move read time web_fetch write"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("List = %s, want %s", got, want)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 )
@@ -100,7 +101,7 @@ func TestRunToolsListsBuiltins(t *testing.T) {
 	t.Chdir(t.TempDir())
 	out, _ := runToolsOK(t)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "NAME SOURCE PARAMETERS DESCRIPTION" || !strings.HasPrefix(lines[1], "bash ") {
+	if len(lines) != 1+builtinCount() || strings.Join(strings.Fields(lines[0]), " ") != "NAME SOURCE PARAMETERS DESCRIPTION" || !strings.HasPrefix(lines[1], "bash ") {
 		t.Errorf("output:\n%s", out)
 	}
 	rows := map[string]string{}
@@ -119,6 +120,9 @@ func TestRunToolsListsBuiltins(t *testing.T) {
 	}
 }
 
+// builtinCount is how many built-in tools chatls has.
+func builtinCount() int { return len(tools.Builtins(tools.BuiltinOptions{})) }
+
 func TestRunToolsJSONHasSchemas(t *testing.T) {
 	t.Chdir(t.TempDir())
 	out, _ := runToolsOK(t, "--json")
@@ -126,7 +130,7 @@ func TestRunToolsJSONHasSchemas(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 10 || got[0].Name != "bash" || got[0].Source != "builtin" || !json.Valid(got[0].Schema) {
+	if len(got) != builtinCount() || got[0].Name != "bash" || got[0].Source != "builtin" || !json.Valid(got[0].Schema) {
 		t.Errorf("got %+v", got[0])
 	}
 }
@@ -151,8 +155,8 @@ func TestRunToolsListsConfiguredSources(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 14 {
-		t.Errorf("%d lines, want 14 (header, 10 built-ins, wordcount, 2 MCP tools):\n%s", n, out)
+	if n, want := len(strings.Split(strings.TrimSpace(out), "\n")), 1+builtinCount()+3; n != want {
+		t.Errorf("%d lines, want %d (header, the built-ins, wordcount, 2 MCP tools):\n%s", n, want, out)
 	}
 	proctest.AwaitGone(t, 5*time.Second, append(proctest.PidsOf(wordcountBin), proctest.PidsOf(mcpTestBin)...)...)
 
