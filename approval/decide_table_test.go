@@ -440,7 +440,9 @@ func TestDecideTable(t *testing.T) {
 	t.Logf("%d decisions", len(rows))
 }
 
-func transfer(src, dst string) map[string]any { return map[string]any{"source": src, "destination": dst} }
+func transfer(src, dst string) map[string]any {
+	return map[string]any{"source": src, "destination": dst}
+}
 
 // fileOpRows: mkdir and copy follow write's rules ($default approves them
 // inside the writable set; a copy's source is a read); delete and move are
