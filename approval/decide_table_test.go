@@ -358,6 +358,7 @@ func decideRows() []decideRow {
 	rows = append(rows, frontmatterRows()...)
 	rows = append(rows, auditRows()...)
 	rows = append(rows, fileOpRows()...)
+	rows = append(rows, gitRows()...)
 	return rows
 }
 
@@ -474,5 +475,25 @@ func fileOpRows() []decideRow {
 		{name: "files: write deny stops a delete", user: denies, tool: "delete", input: at("secrets/key"), want: D},
 		{name: "files: read deny stops a copy out", user: denies, tool: "copy", input: transfer("private/diary", "src/d"), want: D},
 		{name: "files: write deny stops mkdir", user: denies, tool: "mkdir", input: at("secrets/new"), want: D},
+	}
+}
+
+// gitRows: $git-read (in $readonly and $standard) approves looking;
+// creating a branch needs git_branch(create); commit and push are
+// dangerous — only a rule naming them.
+func gitRows() []decideRow {
+	A, R := Approve, RequireApproval
+	branch := "[tools]\nautoApprove = [\"$standard\", \"git_branch(create)\", \"git_commit\"]\n"
+	wildcard := "[tools]\nautoApprove = [\"*\"]\n"
+	return []decideRow{
+		{name: "git: status under the default", tool: "git_status", input: map[string]any{}, want: R},
+		{name: "git: status under $readonly", user: cfgReadonly, tool: "git_status", input: map[string]any{}, want: A},
+		{name: "git: log under $standard", user: cfgStandard, tool: "git_log", input: map[string]any{"limit": 5.0}, want: A},
+		{name: "git: listing branches under $standard", user: cfgStandard, tool: "git_branch", input: map[string]any{}, want: A},
+		{name: "git: creating a branch under $standard", user: cfgStandard, tool: "git_branch", input: map[string]any{"create": true, "name": "x"}, want: R},
+		{name: "git: creating a branch with git_branch(create)", user: branch, tool: "git_branch", input: map[string]any{"create": true, "name": "x"}, want: A},
+		{name: "git: commit under $standard", user: cfgStandard, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: R},
+		{name: "git: commit named by a rule", user: branch, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: A},
+		{name: "git: a wildcard does not name git_push", user: wildcard, tool: "git_push", input: map[string]any{}, want: R},
 	}
 }

@@ -244,6 +244,10 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 	if dangerousTools[p.tool] && r.tool != p.tool {
 		return false
 	}
+	if p.tool == "git_branch" && p.input["create"] == true {
+		// Creating a branch asks unless a rule names it: git_branch(create).
+		return r.tool == p.tool && r.pattern == "create"
+	}
 	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input))
 }
 

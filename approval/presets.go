@@ -6,9 +6,10 @@ import "github.com/chatls/chatls/config"
 // limited by path: reads inside the workspace, writes inside the writable set.
 func builtinPresets() map[string]config.Preset {
 	return map[string]config.Preset{
-		"$readonly": {Approve: []string{"read", "grep", "find", "ls"}},
+		"$git-read": {Approve: []string{"git_status", "git_diff", "git_log", "git_branch"}},
+		"$readonly": {Approve: []string{"read", "grep", "find", "ls", "$git-read"}},
 		"$default":  {Approve: []string{"read", "write", "edit", "mkdir", "copy"}},
-		"$standard": {Approve: []string{"read", "write", "edit", "mkdir", "copy", "grep", "find", "ls"}},
+		"$standard": {Approve: []string{"read", "write", "edit", "mkdir", "copy", "grep", "find", "ls", "$git-read"}},
 	}
 }
 

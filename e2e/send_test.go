@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -387,8 +388,21 @@ func TestSendWaitsForToolDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.waitText(uri, "@Assistant:\nok\n\n@You:\n\n")
-	if b := <-bodies; !strings.Contains(string(b), `"name":"slowtool"`) || !strings.Contains(string(b), `"name":"bash"`) {
+	b := <-bodies
+	if !strings.Contains(string(b), `"name":"slowtool"`) || !strings.Contains(string(b), `"name":"bash"`) {
 		t.Fatalf("the request lacks the tools: %s", b)
+	}
+	if strings.Contains(string(b), `"name":"git_status"`) {
+		t.Errorf("git tools offered outside a git repository")
+	}
+	// Inside a repository they are offered.
+	if out, err := exec.Command("git", "init", "-q", s.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	appendText(s, uri, s.c.Doc(uri).Text, "and now?\n")
+	s.send(uri)
+	if b := <-bodies; !strings.Contains(string(b), `"name":"git_status"`) || !strings.Contains(string(b), `"name":"git_push"`) {
+		t.Errorf("git tools not offered inside a git repository")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/workdone"
+	"github.com/chatls/chatls/tools"
 )
 
 // codeRequestFailed is LSP's RequestFailed: chatls.send's refusals.
@@ -178,10 +180,14 @@ func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.
 	if s.toolSet.Loading() {
 		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: some tool sources did not load within %d s (tools.defaultTimeout); sent without their tools", eff.DefaultTimeout))
 	}
+	inRepo := ds.path != "" && tools.InGitRepository(filepath.Dir(ds.path))
 	var defs []provider.ToolDef
 	for _, d := range descs {
 		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
 			continue
+		}
+		if tools.GitTool(d.Name) && d.Source == "builtin" && !inRepo {
+			continue // offered where they can work: inside a git repository
 		}
 		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
 	}

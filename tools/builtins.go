@@ -24,7 +24,7 @@ func Builtins(opts BuiltinOptions) []Tool {
 	if now == nil {
 		now = time.Now
 	}
-	return []Tool{
+	return append([]Tool{
 		bashTool{},
 		readTool{},
 		writeTool{},
@@ -39,5 +39,5 @@ func Builtins(opts BuiltinOptions) []Tool {
 		calculatorTool{},
 		newWebFetchTool(opts.WebFetchAllowHosts, opts.HTTPClient),
 		timeTool{now: now},
-	}
+	}, gitTools()...)
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -94,6 +95,26 @@ func builtinPreview(name string, in map[string]any) (string, bool) {
 		add(p)
 		if d, ok := num("maxDepth"); ok {
 			add("depth=" + d)
+		}
+	case "git_status", "git_log", "git_diff":
+		add(str("path"))
+		add(str("ref"))
+	case "git_branch":
+		if c, _ := in["create"].(bool); c {
+			add("create " + str("name"))
+			if f := str("from"); f != "" {
+				add("from " + f)
+			}
+		} else {
+			add("list")
+		}
+	case "git_commit":
+		add(strconv.Quote(firstLine(str("message"))))
+		add(strings.Join(stringList(in["files"]), ", "))
+	case "git_push":
+		add(cmpOr(str("remote"), "origin") + " " + cmpOr(str("branch"), "(current branch)"))
+		if f, _ := in["force"].(bool); f {
+			add("(force-with-lease)")
 		}
 	case "mkdir":
 		add(str("path"))
@@ -223,4 +244,9 @@ func oneLine(s string) string {
 	s = documentText(s)
 	s = strings.ReplaceAll(s, "\t", " ")
 	return strings.ReplaceAll(s, "\n", "⤶")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -37,7 +37,7 @@ func TestRegistryBuiltinsListedSorted(t *testing.T) {
 	for _, d := range reg.List() {
 		names = append(names, d.Name)
 	}
-	want := "bash calculator copy delete edit find grep ls mkdir move read time web_fetch write"
+	want := "bash calculator copy delete edit find git_branch git_commit git_diff git_log git_push git_status grep ls mkdir move read time web_fetch write"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("List = %s, want %s", got, want)
 	}

@@ -1,0 +1,272 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chatls/chatls/internal/keyenv"
+)
+
+// The git tools of SPEC §5: the real git, argv only (never a shell string,
+// never a -c or an option from the model), in the repository holding path.
+
+type gitTool struct {
+	name string
+	def  func() Definition
+	run  func(ctx context.Context, g gitRepo, in map[string]any) Result
+}
+
+func (t gitTool) Definition() Definition { return t.def() }
+
+func (t gitTool) Run(ctx context.Context, call Call, env Env) Result {
+	shown, _ := stringArg(call.Input, "path")
+	g, err := findRepo(ctx, env, shown)
+	if err != nil {
+		return errorResult("%v", err)
+	}
+	for _, key := range []string{"ref", "name", "from", "remote", "branch"} {
+		if v, _ := stringArg(call.Input, key); strings.HasPrefix(v, "-") {
+			return errorResult("%s %q must not start with '-' (it would be read as an option)", key, v)
+		}
+	}
+	return t.run(ctx, g, call.Input)
+}
+
+// gitTools are the git built-ins.
+func gitTools() []Tool {
+	return []Tool{
+		gitTool{name: "git_status", def: gitStatusDef, run: gitStatus},
+		gitTool{name: "git_diff", def: gitDiffDef, run: gitDiff},
+		gitTool{name: "git_log", def: gitLogDef, run: gitLog},
+		gitTool{name: "git_branch", def: gitBranchDef, run: gitBranch},
+		gitTool{name: "git_commit", def: gitCommitDef, run: gitCommit},
+		gitTool{name: "git_push", def: gitPushDef, run: gitPush},
+	}
+}
+
+// GitTool says whether a tool is one of the git built-ins (offered only
+// for documents inside a git repository).
+func GitTool(name string) bool { return strings.HasPrefix(name, "git_") }
+
+// InGitRepository says whether dir is inside a git work tree.
+func InGitRepository(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+func repoPath() property {
+	return optional("path", "string", "A file or directory inside the repository (default: the document's directory)")
+}
+
+var (
+	gitStatusDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_status", Source: "builtin", Annotations: map[string]any{"readOnlyHint": true},
+			Description: "The repository's status: branch, upstream and changed files (git status --porcelain=v2 --branch).",
+			Schema:      strictSchema(repoPath())}
+	})
+	gitDiffDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_diff", Source: "builtin", Annotations: map[string]any{"readOnlyHint": true},
+			Description: "Unified diff of the working tree (or of the staged changes, or against a ref).",
+			Schema: strictSchema(repoPath(),
+				optional("staged", "boolean", "Diff the staged changes (default false)"),
+				optional("ref", "string", "Compare against this commit, branch or tag"))}
+	})
+	gitLogDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_log", Source: "builtin", Annotations: map[string]any{"readOnlyHint": true},
+			Description: "Recent commits, one line each: short hash, date, author, subject.",
+			Schema: strictSchema(repoPath(),
+				optional("limit", "integer", "How many commits (default 20)").with("minimum", 1),
+				optional("ref", "string", "Start from this commit, branch or tag (default HEAD)"))}
+	})
+	gitBranchDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_branch", Source: "builtin",
+			Description: "List branches, or create one (create: true, name, optional start point from).",
+			Schema: strictSchema(repoPath(),
+				optional("name", "string", "The branch to create"),
+				optional("create", "boolean", "Create the branch name (default false: list)"),
+				optional("from", "string", "Start point of the new branch (default HEAD)"))}
+	})
+	gitCommitDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_commit", Source: "builtin", Annotations: map[string]any{"destructiveHint": true},
+			Description: "Stage exactly the given files and commit them with the message.",
+			Schema: strictSchema(repoPath(),
+				required("message", "string", "The commit message"),
+				required("files", "array", "Files to stage and commit, relative to the repository root").
+					with("items", map[string]any{"type": "string"}).with("minItems", 1))}
+	})
+	gitPushDef = sync.OnceValue(func() Definition {
+		return Definition{Name: "git_push", Source: "builtin", Annotations: map[string]any{"destructiveHint": true},
+			Description: "Push a branch to a remote. force uses --force-with-lease.",
+			Schema: strictSchema(repoPath(),
+				optional("remote", "string", "The remote (default origin)"),
+				optional("branch", "string", "The branch (default the current one)"),
+				optional("force", "boolean", "Force with lease (default false)"))}
+	})
+)
+
+// gitRepo is the work tree a call runs in.
+type gitRepo struct{ top string }
+
+func findRepo(ctx context.Context, env Env, shown string) (gitRepo, error) {
+	dir := env.Dir
+	if shown != "" {
+		dir = readPath(env, shown)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	out, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return gitRepo{}, fmt.Errorf("%s is not inside a git repository", cmpOr(shown, dir))
+	}
+	return gitRepo{top: strings.TrimSpace(out)}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// runGit runs git with argv in dir, without the user's pager, prompts or
+// provider keys; the error carries git's own message.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(keyenv.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), errors.New(msg)
+	}
+	return out.String(), nil
+}
+
+func gitResult(out string, err error, empty string) Result {
+	if err != nil {
+		return errorResult("git: %v", err)
+	}
+	if strings.TrimSpace(out) == "" {
+		return Result{Text: empty}
+	}
+	return Result{Text: strings.TrimRight(out, "\n")}
+}
+
+func gitStatus(ctx context.Context, g gitRepo, _ map[string]any) Result {
+	out, err := runGit(ctx, g.top, "status", "--porcelain=v2", "--branch")
+	return gitResult(out, err, "")
+}
+
+func gitDiff(ctx context.Context, g gitRepo, in map[string]any) Result {
+	args := []string{"diff", "--no-color", "--no-ext-diff"}
+	if staged, _ := in["staged"].(bool); staged {
+		args = append(args, "--staged")
+	}
+	if ref, _ := stringArg(in, "ref"); ref != "" {
+		args = append(args, ref)
+	}
+	out, err := runGit(ctx, g.top, append(args, "--")...)
+	return gitResult(out, err, "No changes.")
+}
+
+func gitLog(ctx context.Context, g gitRepo, in map[string]any) Result {
+	limit := 20
+	if n, ok := intArg(in, "limit"); ok && n > 0 {
+		limit = n
+	}
+	args := []string{"log", "-n", strconv.Itoa(limit), "--no-color", "--date=short", "--format=%h %ad %an: %s"}
+	if ref, _ := stringArg(in, "ref"); ref != "" {
+		args = append(args, ref)
+	}
+	out, err := runGit(ctx, g.top, append(args, "--")...)
+	return gitResult(out, err, "No commits.")
+}
+
+func gitBranch(ctx context.Context, g gitRepo, in map[string]any) Result {
+	if create, _ := in["create"].(bool); !create {
+		out, err := runGit(ctx, g.top, "branch", "--list", "--no-color", "--format=%(if)%(HEAD)%(then)* %(else)  %(end)%(refname:short) %(objectname:short)")
+		return gitResult(out, err, "No branches yet.")
+	}
+	name, _ := stringArg(in, "name")
+	if name == "" {
+		return errorResult("create needs a name")
+	}
+	if _, err := runGit(ctx, g.top, "check-ref-format", "--branch", name); err != nil {
+		return errorResult("%q is not a valid branch name", name)
+	}
+	args := []string{"branch", name}
+	if from, _ := stringArg(in, "from"); from != "" {
+		args = append(args, from)
+	}
+	if _, err := runGit(ctx, g.top, args...); err != nil {
+		return errorResult("git: %v", err)
+	}
+	return Result{Text: "Created branch " + name}
+}
+
+func gitCommit(ctx context.Context, g gitRepo, in map[string]any) Result {
+	msg, _ := stringArg(in, "message")
+	files := stringList(in["files"])
+	if strings.TrimSpace(msg) == "" || len(files) == 0 {
+		return errorResult("git_commit needs a message and at least one file")
+	}
+	if _, err := runGit(ctx, g.top, append([]string{"add", "--"}, files...)...); err != nil {
+		return errorResult("git add: %v", err)
+	}
+	out, err := runGit(ctx, g.top, append([]string{"commit", "--only", "-m", msg, "--"}, files...)...)
+	if err != nil {
+		return errorResult("git commit: %v", err)
+	}
+	return Result{Text: strings.TrimRight(out, "\n")}
+}
+
+func gitPush(ctx context.Context, g gitRepo, in map[string]any) Result {
+	remote, _ := stringArg(in, "remote")
+	remote = cmpOr(remote, "origin")
+	branch, _ := stringArg(in, "branch")
+	if branch == "" {
+		out, err := runGit(ctx, g.top, "symbolic-ref", "--short", "HEAD")
+		if err != nil {
+			return errorResult("no branch to push (detached HEAD): name one in branch")
+		}
+		branch = strings.TrimSpace(out)
+	}
+	args := []string{"push", "--porcelain"}
+	if force, _ := in["force"].(bool); force {
+		args = append(args, "--force-with-lease")
+	}
+	out, err := runGit(ctx, g.top, append(args, remote, branch)...)
+	if err != nil {
+		return errorResult("git push: %v", err)
+	}
+	return Result{Text: strings.TrimRight(out, "\n")}
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

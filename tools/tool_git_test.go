@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
+)
+
+// gitInit makes a repository with one commit in dir (real git).
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"}, {"config", "user.email", "t@example.com"}, {"config", "user.name", "Tess"},
+		{"config", "commit.gpgsign", "false"},
+	} {
+		mustGit(t, dir, args...)
+	}
+	testfs.Write(t, filepath.Join(dir, "a.txt"), "one\n")
+	mustGit(t, dir, "add", "a.txt")
+	mustGit(t, dir, "commit", "-q", "-m", "first commit")
+}
+
+func mustGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestGitTools(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	env := testEnv(t)
+	gitInit(t, env.Dir)
+	at := func(p string) string { return filepath.Join(env.Dir, p) }
+
+	wantText(t, run(t, env, "git_status", decode(t, `{"path":null}`)), "# branch.oid "+strings.TrimSpace(mustGit(t, env.Dir, "rev-parse", "HEAD"))+"\n# branch.head main")
+	testfs.Write(t, at("a.txt"), "one\ntwo\n")
+	testfs.Write(t, at("b.txt"), "new\n")
+	res := run(t, env, "git_status", decode(t, `{"path":"a.txt"}`))
+	if !strings.Contains(res.Text, "1 .M N... ") || !strings.Contains(res.Text, "? b.txt") {
+		t.Fatalf("status: %q", res.Text)
+	}
+	res = run(t, env, "git_diff", decode(t, `{}`))
+	if !strings.Contains(res.Text, "+two") || res.IsError {
+		t.Fatalf("diff: %q", res.Text)
+	}
+	wantText(t, run(t, env, "git_diff", decode(t, `{"staged":true}`)), "No changes.")
+
+	res = run(t, env, "git_commit", decode(t, `{"message":"add two","files":["a.txt"]}`))
+	if res.IsError || !strings.Contains(res.Text, "add two") {
+		t.Fatalf("commit: %q", res.Text)
+	}
+	if st := mustGit(t, env.Dir, "status", "--porcelain"); st != "?? b.txt\n" {
+		t.Fatalf("commit took more than its files: %q", st)
+	}
+	res = run(t, env, "git_log", decode(t, `{"limit":5}`))
+	if !regexp.MustCompile(`^[0-9a-f]{7,} \d{4}-\d\d-\d\d Tess: add two\n[0-9a-f]{7,} \d{4}-\d\d-\d\d Tess: first commit$`).MatchString(res.Text) {
+		t.Fatalf("log: %q", res.Text)
+	}
+
+	wantText(t, run(t, env, "git_branch", decode(t, `{"create":true,"name":"feature/x","from":"HEAD~1"}`)), "Created branch feature/x")
+	res = run(t, env, "git_branch", decode(t, `{}`))
+	if !strings.Contains(res.Text, "  feature/x ") || !strings.Contains(res.Text, "* main ") {
+		t.Fatalf("branches: %q", res.Text)
+	}
+	for tool, in := range map[string]string{"git_branch": `{"create":true,"name":"-D"}`, "git_diff": `{"ref":"--output=/tmp/x"}`, "git_log": `{"ref":"--exec=touch /tmp/x"}`} {
+		if res := run(t, env, tool, decode(t, in)); !res.IsError || !strings.Contains(res.Text, "must not start with '-'") {
+			t.Errorf("%s %s: %q", tool, in, res.Text)
+		}
+	}
+	if res := run(t, env, "git_branch", decode(t, `{"create":true,"name":"bad..name"}`)); !res.IsError {
+		t.Errorf("an invalid name: %q", res.Text)
+	}
+
+	// Push to a bare repository as the remote; then a rewritten history
+	// goes only with force (as --force-with-lease).
+	remote := t.TempDir()
+	mustGit(t, remote, "init", "-q", "--bare")
+	mustGit(t, env.Dir, "remote", "add", "origin", remote)
+	res = run(t, env, "git_push", decode(t, `{}`))
+	if res.IsError || !strings.Contains(res.Text, "refs/heads/main:refs/heads/main") {
+		t.Fatalf("push: %q", res.Text)
+	}
+	mustGit(t, env.Dir, "commit", "-q", "--amend", "-m", "rewritten")
+	if res := run(t, env, "git_push", decode(t, `{"remote":"origin","branch":"main"}`)); !res.IsError {
+		t.Fatalf("a non-fast-forward push went through: %q", res.Text)
+	}
+	if res := run(t, env, "git_push", decode(t, `{"force":true}`)); res.IsError {
+		t.Fatalf("force-with-lease: %q", res.Text)
+	}
+	if got, want := mustGit(t, remote, "log", "-1", "--format=%s", "main"), "rewritten\n"; got != want {
+		t.Fatalf("remote has %q", got)
+	}
+
+	mustGit(t, env.Dir, "checkout", "-q", "--detach")
+	if res := run(t, env, "git_push", decode(t, `{}`)); !res.IsError || !strings.Contains(res.Text, "detached HEAD") {
+		t.Errorf("detached: %q", res.Text)
+	}
+	if res := run(t, env, "git_status", decode(t, `{"path":"`+t.TempDir()+`"}`)); !res.IsError || !strings.Contains(res.Text, "is not inside a git repository") {
+		t.Errorf("outside a repository: %q", res.Text)
+	}
+	if !InGitRepository(at("b.txt")) || InGitRepository(t.TempDir()) {
+		t.Error("InGitRepository")
+	}
+}
