@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -495,5 +496,22 @@ func gitRows() []decideRow {
 		{name: "git: commit under $standard", user: cfgStandard, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: R},
 		{name: "git: commit named by a rule", user: branch, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: A},
 		{name: "git: a wildcard does not name git_push", user: wildcard, tool: "git_push", input: map[string]any{}, want: R},
+	}
+}
+
+// The trace of a dangerous tool says so, whatever decided it.
+func TestDangerousToolsSaySoInTheTrace(t *testing.T) {
+	f := newFixture(t)
+	e, err := NewEngine(f.sources(t, "[tools]\nautoApprove = [\"delete\"]\n", "", false, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Decide(context.Background(), Call{ID: "t", Tool: "delete", Input: at("src/main.go"), DocPath: f.doc, WorkspaceRoot: f.root})
+	if v.Decision != Approve || !strings.Contains(v.Format(), "delete is dangerous: only a rule that names it approves it") {
+		t.Fatalf("%s", v.Format())
+	}
+	v = e.Decide(context.Background(), Call{ID: "t", Tool: "read", Input: at("src/main.go"), DocPath: f.doc, WorkspaceRoot: f.root})
+	if strings.Contains(v.Format(), "dangerous") {
+		t.Fatalf("%s", v.Format())
 	}
 }

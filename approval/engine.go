@@ -141,6 +141,11 @@ func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
 	}
 	steps = append(steps, e.guarded("sandbox", func() Step { return e.sandboxStep(call) }))
 	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep() }))
+	if dangerousTools[call.Tool] {
+		// Said in every trace (hover, explain, the decision log), whatever decided.
+		steps = append(steps, Step{Resolver: "dangerous", Decision: Pass,
+			Reason: call.Tool + " is dangerous: only a rule that names it approves it (never a preset, a wildcard or the sandbox)"})
+	}
 	if e.src.FrontmatterError != "" {
 		steps = append(steps, e.frontmatterErrorStep())
 	}
