@@ -9,6 +9,7 @@ type Effective struct {
 	PlaceholderStyle string // "fence" | "suffix"
 	MaxConcurrent    int
 	DefaultTimeout   int // seconds, non-bash tools
+	Retries          int // tools.retries: repeats of a read-only call that failed transiently
 	BashTimeout      int // seconds
 	BashCwd          string
 	// Enabled is tools.enabled: when set, exactly the tools offered to the
@@ -48,6 +49,7 @@ type EffectiveSandbox struct {
 const (
 	DefaultMaxConcurrent       = 4
 	DefaultToolTimeout         = 30
+	DefaultToolRetries         = 2
 	DefaultBashTimeout         = 120
 	DefaultPlaceholderStyle    = "fence"
 	DefaultInlayHintsMaxLength = 80
@@ -65,6 +67,7 @@ func Merge(layers ...Settings) Effective {
 		PlaceholderStyle:    DefaultPlaceholderStyle,
 		MaxConcurrent:       DefaultMaxConcurrent,
 		DefaultTimeout:      DefaultToolTimeout,
+		Retries:             DefaultToolRetries,
 		BashTimeout:         DefaultBashTimeout,
 		Sandbox:             EffectiveSandbox{Network: true},
 		InlayHintsMaxLength: DefaultInlayHintsMaxLength,
@@ -78,6 +81,9 @@ func Merge(layers ...Settings) Effective {
 		t := l.Tools
 		setPositive(&e.MaxConcurrent, t.MaxConcurrent)
 		setPositive(&e.DefaultTimeout, t.DefaultTimeout)
+		if t.Retries != nil && *t.Retries >= 0 {
+			e.Retries = *t.Retries
+		}
 		setPositive(&e.BashTimeout, t.Bash.Timeout)
 		if t.Bash.Cwd != "" {
 			e.BashCwd = t.Bash.Cwd
@@ -178,6 +184,7 @@ func UntrustedView(s Settings) Settings {
 	out.Send = s.Send // narrowed against the user's in Resolve
 	out.Tools.MaxConcurrent = s.Tools.MaxConcurrent
 	out.Tools.DefaultTimeout = s.Tools.DefaultTimeout
+	out.Tools.Retries = s.Tools.Retries // only read-only calls repeat
 	out.Tools.Bash.Timeout = s.Tools.Bash.Timeout
 	if s.Tools.RequireApproval != nil && *s.Tools.RequireApproval {
 		out.Tools.RequireApproval = s.Tools.RequireApproval

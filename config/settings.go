@@ -48,6 +48,7 @@ type Tools struct {
 	Enabled              []string             `json:"enabled,omitempty" toml:"enabled,omitempty"`
 	MaxConcurrent        *int                 `json:"maxConcurrent,omitempty" toml:"maxConcurrent,omitempty"`
 	DefaultTimeout       *int                 `json:"defaultTimeout,omitempty" toml:"defaultTimeout,omitempty"`
+	Retries              *int                 `json:"retries,omitempty" toml:"retries,omitempty"`
 	Bash                 BashSettings         `json:"bash" toml:"bash"`
 	WebFetch             WebFetchSettings     `json:"web_fetch" toml:"web_fetch"`
 	Plugins              []Plugin             `json:"plugins,omitempty" toml:"plugins,omitempty"`

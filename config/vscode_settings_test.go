@@ -23,6 +23,7 @@ var workspaceScopedKeys = map[string]bool{
 	"placeholderStyle":     true,
 	"tools.maxConcurrent":  true,
 	"tools.defaultTimeout": true,
+	"tools.retries":        true,
 	"tools.bash.timeout":   true,
 	"inlayHints.maxLength": true,
 	// A choice among the providers the user configured, never where they are.

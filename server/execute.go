@@ -180,6 +180,7 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 		BashCwd:        eff.BashCwd,
 		DefaultTimeout: eff.DefaultTimeout,
 		BashTimeout:    eff.BashTimeout,
+		Retries:        eff.Retries,
 		Hidden:         s.readDenied(ds),
 	}
 }

@@ -128,7 +128,7 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 		r.release()
 		r.unregister(call.ID)
 	}
-	res := r.execute(ctx, tool, call, env, finished)
+	res := r.executeWithRetries(ctx, tool, call, env, finished)
 	if errors.Is(context.Cause(ctx), errCancelledByUser) {
 		return Result{Text: CancelledText, IsError: true, Cancelled: true, ExitCode: res.ExitCode}
 	}

@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Definition describes a tool to the policy, the editor and the model.
@@ -57,6 +58,11 @@ type Env struct {
 	BashCwd string
 	// Limits caps result text; the zero value means DefaultLimits.
 	Limits Limits
+	// Retries is tools.retries: how often a read-only call that failed
+	// transiently (timeout, connection, 5xx) runs again (0: never).
+	Retries int
+	// RetryBase is the first backoff wait (0: DefaultRetryBase).
+	RetryBase time.Duration
 	// Hidden, when set, names paths (canonical) the policy denies reading
 	// (read(private/**)): grep, find and ls walking a directory above
 	// them skip them, as if they were not there.
@@ -97,6 +103,9 @@ type Result struct {
 	// TimedOut is set when the call hit its timeout (bash's, or
 	// tools.defaultTimeout for the others).
 	TimedOut bool
+	// Transient marks a failure worth repeating for a read-only tool: a
+	// connection error or a 5xx answer (SPEC §5 "Retries").
+	Transient bool
 }
 
 // Tool is something that can run a Call.

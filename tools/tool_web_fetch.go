@@ -76,7 +76,9 @@ func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
 	report("GET " + u.String())
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return errorResult("Fetching %s failed: %v", u, unwrapURLError(err))
+		res := errorResult("Fetching %s failed: %v", u, unwrapURLError(err))
+		res.Transient = ctx.Err() == nil // a connection error, not our cancel
+		return res
 	}
 	defer resp.Body.Close()
 
@@ -114,7 +116,7 @@ func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
 		cut = fmt.Sprintf("\n\n[Content cut at %d bytes. Use maxBytes to get more.]", limit)
 	}
 	if resp.StatusCode >= 400 {
-		return Result{Text: fmt.Sprintf("HTTP %s\n\n%s%s%s", resp.Status, header, text, cut), IsError: true}
+		return Result{Text: fmt.Sprintf("HTTP %s\n\n%s%s%s", resp.Status, header, text, cut), IsError: true, Transient: resp.StatusCode >= 500}
 	}
 	return Result{Text: header + strings.TrimSpace(text) + cut}
 }

@@ -92,7 +92,9 @@ func (t *mcpTool) Run(ctx context.Context, call tools.Call, env tools.Env) tools
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return errorResult(fmt.Sprintf("MCP server %s did not answer %s in time", t.src.name, t.remote))
 	case errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed):
-		return errorResult(t.src.connectionLost(session, t.remote))
+		res := errorResult(t.src.connectionLost(session, t.remote))
+		res.Transient = true
+		return res
 	default:
 		return errorResult(fmt.Sprintf("MCP server %s: %s failed: %v", t.src.name, t.remote, err))
 	}
