@@ -189,12 +189,7 @@ type chainShown struct {
 
 func (s *Server) status(ds *docState) docStatus {
 	doc, l := s.view(ds)
-	st := docStatus{Report: cycle.Count(doc, l)}
-	for _, r := range doc.ToolResults {
-		if r.IsPlaceholder() && r.Status == chatdoc.StatusPending && doc.ToolResult(r.ID) == r && !l.Busy(r.ID) {
-			st.Waiting++
-		}
-	}
+	st := docStatus{Report: cycle.Count(doc, l), Waiting: waitingForUser(doc, l)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {

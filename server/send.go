@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +17,6 @@ import (
 	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/workdone"
-	"github.com/chatls/chatls/tools"
 )
 
 // codeRequestFailed is LSP's RequestFailed: chatls.send's refusals.
@@ -45,11 +41,14 @@ func (s *Server) refuseSend(reason string) error {
 // sendReadiness is why the document cannot be sent now ("" when it can).
 func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger) string {
 	r := cycle.Count(doc, l)
+	waiting := waitingForUser(doc, l)
 	switch {
-	case r.Pending == 1:
+	case waiting == 1:
 		return "1 tool call waits for approval"
-	case r.Pending > 1:
-		return strconv.Itoa(r.Pending) + " tool calls wait for approval"
+	case waiting > 1:
+		return strconv.Itoa(waiting) + " tool calls wait for approval"
+	case r.Pending > 0:
+		return strconv.Itoa(r.Pending) + " approved tool call(s) have not run yet: run chatls.advance"
 	case r.Running > 0:
 		return strconv.Itoa(r.Running) + " tool call(s) are running"
 	case !r.Ready:
@@ -63,6 +62,18 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger) string {
 		return "nothing to send: write your question under the last @You:"
 	}
 	return ""
+}
+
+// waitingForUser counts the calls that wait for the user: status=pending
+// placeholders nothing runs.
+func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger) int {
+	n := 0
+	for _, r := range doc.ToolResults {
+		if r.IsPlaceholder() && r.Status == chatdoc.StatusPending && doc.ToolResult(r.ID) == r && !l.Busy(r.ID) {
+			n++
+		}
+	}
+	return n
 }
 
 // hasContent says whether a @You: message holds text, file references or
@@ -135,63 +146,6 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 		s.stream(sendCtx, ds, st, send, req, chain)
 	}()
 	return nil
-}
-
-// buildRequest is the document as a request to its provider: the prompt
-// (with the tools of the registry), the provider and model its settings
-// and frontmatter choose, the key.
-func (s *Server) buildRequest(ctx context.Context, ds *docState, doc *chatdoc.Document) (*provider.Request, error) {
-	eff := s.settings.effectiveFor(ds.path)
-	home, _ := os.UserHomeDir()
-	// The tools are added when their sources are ready (toolDefinitions).
-	prompt, problems := provider.BuildPrompt(doc, provider.PromptOptions{DocPath: ds.path, Home: home})
-	for _, p := range problems {
-		if p.Severity == provider.Error {
-			return nil, fmt.Errorf("not sent: %s (line %d)", p.Message, doc.Lines.Position(p.Span.Start, chatdoc.UTF8).Line+1)
-		}
-	}
-	entries, err := provider.Entries(eff.Providers)
-	if err != nil {
-		return nil, err
-	}
-	var ops []chatdoc.OptionOp
-	if doc.Frontmatter != nil {
-		ops = doc.Frontmatter.Options
-	}
-	sel, ignored, err := provider.Select(eff, entries, ops)
-	for _, p := range ignored {
-		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: line %d: %s", p.Line+1, p.Message))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return provider.Prepare(ctx, sel, &s.keys, prompt, eff.Send.MaxRetries)
-}
-
-// toolDefinitions are the tools the request offers: every tool of the
-// registry (tools.enabled keeps the ones it names), once every source is
-// ready or tools.defaultTimeout passed — then the missing ones are named.
-func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.ToolDef, error) {
-	eff := s.settings.effectiveFor(ds.path)
-	descs, err := s.tools.Describe(ctx, time.Duration(eff.DefaultTimeout)*time.Second, s.workspaceRoot(ds.path))
-	if err != nil {
-		return nil, err
-	}
-	if s.toolSet.Loading() {
-		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: some tool sources did not load within %d s (tools.defaultTimeout); sent without their tools", eff.DefaultTimeout))
-	}
-	inRepo := ds.path != "" && tools.InGitRepository(filepath.Dir(ds.path))
-	var defs []provider.ToolDef
-	for _, d := range descs {
-		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
-			continue
-		}
-		if tools.GitTool(d.Name) && d.Source == "builtin" && !inRepo {
-			continue // offered where they can work: inside a git repository
-		}
-		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
-	}
-	return defs, nil
 }
 
 // stream runs one request: the answer goes into the document as it
@@ -321,26 +275,6 @@ func (s *Server) removeHeader(ds *docState, st *streamState) {
 	})
 }
 
-// recordUsage writes the response's line of usage.jsonl.
-func (s *Server) recordUsage(ds *docState, req *provider.Request, chain *chainState, res provider.Result, outcome string) *float64 {
-	e := usagelog.Entry{Time: time.Now().UTC(), URI: ds.uri, Chain: chain.id, Provider: req.Entry, Model: req.Model,
-		InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens + res.Usage.ThoughtTokens,
-		CacheReadTokens: res.Usage.CacheReadTokens, CacheWriteTokens: res.Usage.CacheWriteTokens,
-		DurationMs: res.Duration.Milliseconds(), Attempts: res.Attempts, Outcome: outcome}
-	if req.Info != nil {
-		if usd, ok := provider.Cost(req.Info.Price, res.Usage); ok {
-			e.CostUSD = &usd
-		}
-	}
-	if s.usage == nil {
-		return e.CostUSD
-	}
-	if err := s.usage.Append(e); err != nil {
-		s.log.Warn("usage log write failed", zap.Error(err))
-	}
-	return e.CostUSD
-}
-
 // cancelSend stops the request in flight; false when there is none.
 func (s *Server) cancelSend(ds *docState) bool {
 	s.mu.Lock()
@@ -372,21 +306,4 @@ func shortCount(n int) string {
 		return strconv.Itoa(n)
 	}
 	return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
-}
-
-// usageTotals answers chatls.usage: the document's and the session's
-// totals from usage.jsonl.
-func (s *Server) usageTotals(ds *docState) (any, error) {
-	if s.usage == nil {
-		return nil, fmt.Errorf("the usage log is not open")
-	}
-	doc, err := s.usage.Sum(func(e usagelog.Entry) bool { return e.URI == ds.uri && !e.Time.Before(s.started) })
-	if err != nil {
-		return nil, err
-	}
-	session, err := s.usage.Sum(func(e usagelog.Entry) bool { return !e.Time.Before(s.started) })
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"document": doc, "session": session, "file": s.usage.Path()}, nil
 }
