@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -33,6 +34,11 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 		if info.Status == "" {
 			info.Status = "done"
 		}
+	}
+	if ds != nil && (r == nil || r.IsPlaceholder()) {
+		effCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		info.Effect = s.registry.Effect(effCtx, tools.Call{ID: u.ID, Name: u.Name, Input: u.Input}, s.toolEnv(ds))
+		cancel()
 	}
 	if ds != nil {
 		v := s.decide(ds, doc, u, "")

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -205,4 +206,45 @@ func BenchmarkBashOverhead(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkGitStatus10kFiles: git_status and git_diff in a repository of
+// 10,000 committed files with 100 changed (issue 19's speed case).
+func BenchmarkGitStatus10kFiles(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	dir := b.TempDir()
+	for i := range 10000 {
+		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%100), fmt.Sprintf("f%05d.txt", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("line %d\n", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=b@x", "-c", "user.name=b", "commit", "-q", "-m", "all"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	for i := 0; i < 10000; i += 100 {
+		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%100), fmt.Sprintf("f%05d.txt", i))
+		if err := os.WriteFile(p, []byte("changed\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+	env := Env{Dir: dir, WorkspaceRoot: dir, DefaultTimeout: 60}
+	for _, tool := range []string{"git_status", "git_diff"} {
+		b.Run(tool, func(b *testing.B) {
+			for b.Loop() {
+				res := r.Run(context.Background(), Call{ID: "g", Name: tool, Input: map[string]any{}}, env)
+				if res.IsError || !strings.Contains(res.Text, "f00000.txt") {
+					b.Fatalf("%s: %.200s", tool, res.Text)
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -109,5 +110,45 @@ func TestGitTools(t *testing.T) {
 	}
 	if !InGitRepository(at("b.txt")) || InGitRepository(t.TempDir()) {
 		t.Error("InGitRepository")
+	}
+}
+
+// Before a commit, push or branch creation runs, its effect says what it
+// will change.
+func TestGitEffects(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	env := testEnv(t)
+	gitInit(t, env.Dir)
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	effect := func(name, input string) string {
+		return reg.Effect(context.Background(), Call{Name: name, Input: decode(t, input)}, env)
+	}
+	testfs.Write(t, filepath.Join(env.Dir, "a.txt"), "one\ntwo\nthree\n")
+	testfs.Write(t, filepath.Join(env.Dir, "new.txt"), "x\ny\n")
+	if got, want := effect("git_commit", `{"message":"more\n\nbody","files":["a.txt","new.txt","same.txt"]}`),
+		"commits \"more\" with:\n  +2 -0 a.txt\n  +2 -0 new.txt\n  (no changes) same.txt"; got != want {
+		t.Errorf("commit effect:\n%s\nwant:\n%s", got, want)
+	}
+	remote := t.TempDir()
+	mustGit(t, remote, "init", "-q", "--bare")
+	mustGit(t, env.Dir, "remote", "add", "origin", remote)
+	if got := effect("git_push", `{}`); !strings.HasPrefix(got, "pushes 1 commit(s) to origin/main (new branch):\n  ") || !strings.HasSuffix(got, " first commit") {
+		t.Errorf("push to a new branch: %q", got)
+	}
+	mustGit(t, env.Dir, "push", "-q", "origin", "main")
+	if got := effect("git_push", `{}`); got != "pushes nothing new to origin/main" {
+		t.Errorf("nothing new: %q", got)
+	}
+	mustGit(t, env.Dir, "commit", "-q", "-am", "second")
+	if got := effect("git_push", `{"force":true}`); !strings.HasPrefix(got, "pushes 1 commit(s) to origin/main with --force-with-lease:\n  ") || !strings.HasSuffix(got, " second") {
+		t.Errorf("push: %q", got)
+	}
+	if got := effect("git_branch", `{"create":true,"name":"x","from":"HEAD~1"}`); !strings.HasPrefix(got, "creates x at HEAD~1 (") || !strings.HasSuffix(got, " first commit)") {
+		t.Errorf("branch: %q", got)
+	}
+	if got := effect("git_status", `{}`); got != "" {
+		t.Errorf("a read has no effect: %q", got)
 	}
 }

@@ -32,6 +32,9 @@ type HoverInfo struct {
 	Finished *time.Time
 	// Annotations are MCP tool hints: shown, never trusted for approval.
 	Annotations map[string]any
+	// Effect is what the call would change, for a call not run yet (the
+	// files and counts of a commit, the commits of a push).
+	Effect string
 }
 
 // now is the clock for "running for …"; tests replace it.
@@ -61,6 +64,9 @@ func HoverMarkdown(h HoverInfo) string {
 	}
 	if input := hoverInput(h); input != "" {
 		b.WriteString("\n**Input**\n\n" + codeBlock("json", input))
+	}
+	if effect := strings.TrimSpace(h.Effect); effect != "" {
+		b.WriteString("\n**What it will do**\n\n" + codeBlock("text", strings.ToValidUTF8(effect, "\uFFFD")))
 	}
 	if h.Decision != "" {
 		b.WriteString("\n**Decision:** " + strings.ToValidUTF8(strings.TrimSpace(h.Decision), "\uFFFD") + "\n")
