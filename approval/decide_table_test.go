@@ -495,6 +495,9 @@ func gitRows() []decideRow {
 		{name: "git: creating a branch with git_branch(create)", user: branch, tool: "git_branch", input: map[string]any{"create": true, "name": "x"}, want: A},
 		{name: "git: commit under $standard", user: cfgStandard, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: R},
 		{name: "git: commit named by a rule", user: branch, tool: "git_commit", input: map[string]any{"message": "m", "files": []any{"a"}}, want: A},
+		{name: "lsp: hover under $readonly", user: cfgReadonly, tool: "hover", input: map[string]any{"path": "main.go", "line": 1.0, "column": 1.0}, want: A},
+		{name: "lsp: diagnostics under $standard", user: cfgStandard, tool: "diagnostics", input: at("main.go"), want: A},
+		{name: "lsp: references under the default", tool: "references", input: map[string]any{"path": "main.go", "line": 1.0, "column": 1.0}, want: R},
 		{name: "git: a wildcard does not name git_push", user: wildcard, tool: "git_push", input: map[string]any{}, want: R},
 	}
 }

@@ -7,9 +7,10 @@ import "github.com/chatls/chatls/config"
 func builtinPresets() map[string]config.Preset {
 	return map[string]config.Preset{
 		"$git-read": {Approve: []string{"git_status", "git_diff", "git_log", "git_branch"}},
-		"$readonly": {Approve: []string{"read", "grep", "find", "ls", "$git-read"}},
+		"$lsp":      {Approve: []string{"diagnostics", "symbols", "hover", "definition", "references"}},
+		"$readonly": {Approve: []string{"read", "grep", "find", "ls", "$git-read", "$lsp"}},
 		"$default":  {Approve: []string{"read", "write", "edit", "mkdir", "copy"}},
-		"$standard": {Approve: []string{"read", "write", "edit", "mkdir", "copy", "grep", "find", "ls", "$git-read"}},
+		"$standard": {Approve: []string{"read", "write", "edit", "mkdir", "copy", "grep", "find", "ls", "$git-read", "$lsp"}},
 	}
 }
 

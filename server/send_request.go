@@ -12,6 +12,7 @@ import (
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/lsp"
 )
 
 // buildRequest is the document as a request to its provider: the prompt
@@ -58,6 +59,7 @@ func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.
 		s.showMessage(lspext.MessageWarning, fmt.Sprintf("chatls: some tool sources did not load within %d s (tools.defaultTimeout); sent without their tools", eff.DefaultTimeout))
 	}
 	inRepo := ds.path != "" && tools.InGitRepository(filepath.Dir(ds.path))
+	lspReady := s.tools.LSP.Available()
 	var defs []provider.ToolDef
 	for _, d := range descs {
 		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
@@ -65,6 +67,9 @@ func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.
 		}
 		if tools.GitTool(d.Name) && d.Source == "builtin" && !inRepo {
 			continue // offered where they can work: inside a git repository
+		}
+		if lsp.IsTool(d.Name) && d.Source == "builtin" && !lspReady {
+			continue // and with a language server on PATH
 		}
 		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
 	}

@@ -116,6 +116,17 @@ func builtinPreview(name string, in map[string]any) (string, bool) {
 		if f, _ := in["force"].(bool); f {
 			add("(force-with-lease)")
 		}
+	case "diagnostics":
+		add(str("path"))
+	case "symbols":
+		add(str("path"))
+		if q := str("query"); q != "" {
+			add("query " + q)
+		}
+	case "hover", "definition", "references":
+		line, _ := num("line")
+		col, _ := num("column")
+		add(str("path") + ":" + line + ":" + col)
 	case "mkdir":
 		add(str("path"))
 	case "delete":

@@ -15,7 +15,8 @@ const (
 
 // readOnlyBuiltins are the built-ins that only look: safe to run again.
 var readOnlyBuiltins = map[string]bool{"read": true, "grep": true, "find": true, "ls": true, "web_fetch": true,
-	"git_status": true, "git_diff": true, "git_log": true}
+	"git_status": true, "git_diff": true, "git_log": true,
+	"diagnostics": true, "symbols": true, "hover": true, "definition": true, "references": true}
 
 // RetrySafe says whether a call may run again after a transient failure
 // (SPEC §5 "Retries"): a read-only built-in, a branch listing, or an MCP

@@ -19,6 +19,7 @@ import (
 	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
+	"github.com/chatls/chatls/tools/lsp"
 	"github.com/chatls/chatls/tools/plugin"
 )
 
@@ -64,7 +65,7 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	reg := tools.NewRegistry(lsp.WithBuiltins(tools.BuiltinOptions{}, lsp.NewPool()))
 	set := startToolSources(reg, cfg)
 	defer set.Close()
 	if err := reg.WaitReady(ctx); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
+	"github.com/chatls/chatls/tools/lsp"
 	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 )
 
@@ -121,7 +122,7 @@ func TestRunToolsListsBuiltins(t *testing.T) {
 }
 
 // builtinCount is how many built-in tools chatls has.
-func builtinCount() int { return len(tools.Builtins(tools.BuiltinOptions{})) }
+func builtinCount() int { return len(lsp.WithBuiltins(tools.BuiltinOptions{}, lsp.NewPool())) }
 
 func TestRunToolsJSONHasSchemas(t *testing.T) {
 	t.Chdir(t.TempDir())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/lsp"
 )
 
 // Session is the tools of one language-server session: the built-ins, and
@@ -19,6 +20,8 @@ import (
 type Session struct {
 	Registry *tools.Registry
 	Set      *Set
+	// LSP runs the language servers of the LSP tools.
+	LSP *lsp.Pool
 	// custom is false when plugins and MCP servers are off (tests).
 	custom bool
 
@@ -33,8 +36,9 @@ type Session struct {
 // NewSession starts with the built-ins only; withCustom enables plugins
 // and MCP servers.
 func NewSession(log *zap.Logger, withCustom bool) *Session {
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
-	return &Session{Registry: reg, Set: NewSet(reg, log), custom: withCustom}
+	pool := lsp.NewPool()
+	reg := tools.NewRegistry(lsp.WithBuiltins(tools.BuiltinOptions{}, pool))
+	return &Session{Registry: reg, Set: NewSet(reg, log), LSP: pool, custom: withCustom}
 }
 
 // Reconcile starts the sources the settings added, stops the ones they
@@ -59,7 +63,7 @@ func (s *Session) UseBuiltins(hosts []string) {
 	s.hosts = slices.Clone(hosts)
 	s.mu.Unlock()
 	if !same {
-		s.Registry.SetBuiltins(tools.Builtins(tools.BuiltinOptions{WebFetchAllowHosts: hosts}))
+		s.Registry.SetBuiltins(lsp.WithBuiltins(tools.BuiltinOptions{WebFetchAllowHosts: hosts}, s.LSP))
 	}
 }
 
@@ -95,5 +99,8 @@ func (s *Session) Describe(ctx context.Context, wait time.Duration, root string)
 	return out, nil
 }
 
-// Close stops every source.
-func (s *Session) Close() error { return s.Set.Close() }
+// Close stops every source and language server.
+func (s *Session) Close() error {
+	s.LSP.Close()
+	return s.Set.Close()
+}

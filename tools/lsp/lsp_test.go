@@ -1,0 +1,110 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/internal/testfs"
+	"github.com/chatls/chatls/tools"
+)
+
+// gopls is required in CI (.ci/run installs it); elsewhere the test skips.
+func requireGopls(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("gopls"); err != nil {
+		if os.Getenv("CHATLS_REQUIRE_GOPLS") != "" {
+			t.Fatal("gopls is not on PATH (CHATLS_REQUIRE_GOPLS is set)")
+		}
+		t.Skip("gopls is not on PATH")
+	}
+}
+
+// The five tools against the real gopls, on a module with an error, then
+// the file fixed on disk: diagnostics follow the file.
+func TestLSPToolsWithGopls(t *testing.T) {
+	requireGopls(t)
+	dir := t.TempDir()
+	testfs.Write(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	testfs.Write(t, filepath.Join(dir, "lib.go"), "package m\n\n// Greet says hello.\nfunc Greet(name string) string { return \"hi \" + name }\n")
+	main := filepath.Join(dir, "main.go")
+	testfs.Write(t, main, "package m\n\nfunc use() string {\n\tvar n int = \"x\"\n\t_ = n\n\treturn Greet(\"a\") + Greet(\"b\")\n}\n")
+	pool := NewPool()
+	defer pool.Close()
+	r := tools.NewRunner(tools.NewRegistry(append(tools.Builtins(tools.BuiltinOptions{}), Tools(pool)...)), 4)
+	env := tools.Env{Dir: dir, WorkspaceRoot: dir, DefaultTimeout: 60}
+	run := func(name string, input map[string]any) tools.Result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		res := r.Run(ctx, tools.Call{ID: name, Name: name, Input: input}, env)
+		if res.IsError {
+			t.Fatalf("%s: %s", name, res.Text)
+		}
+		return res
+	}
+	if got := run("diagnostics", map[string]any{"path": "main.go"}).Text; !strings.HasPrefix(got, "main.go:4:") || !strings.Contains(got, ": error: ") {
+		t.Fatalf("diagnostics: %q", got)
+	}
+	if got := run("symbols", map[string]any{"path": "lib.go"}).Text; got != "function Greet  lib.go:4:1" {
+		t.Errorf("symbols: %q", got)
+	}
+	if got := run("symbols", map[string]any{"path": "main.go", "query": "Greet"}).Text; !strings.Contains(got, "Greet  lib.go:4:6") {
+		t.Errorf("workspace symbols: %q", got)
+	}
+	if got := run("hover", map[string]any{"path": "main.go", "line": 6.0, "column": 10.0}).Text; !strings.Contains(got, "func Greet(name string) string") || !strings.Contains(got, "Greet says hello.") {
+		t.Errorf("hover: %q", got)
+	}
+	if got := run("definition", map[string]any{"path": "main.go", "line": 6.0, "column": 10.0}).Text; got != "lib.go:4:6: func Greet(name string) string { return \"hi \" + name }" {
+		t.Errorf("definition: %q", got)
+	}
+	if got := run("references", map[string]any{"path": "lib.go", "line": 4.0, "column": 7.0}).Text; strings.Count(got, "\n") != 2 || !strings.Contains(got, "main.go:6:9: return Greet(\"a\") + Greet(\"b\")") {
+		t.Errorf("references: %q", got)
+	}
+	// Fixed on disk: the next call sees the new text.
+	testfs.Write(t, main, "package m\n\nfunc use() string {\n\treturn Greet(\"a\")\n}\n")
+	if got := run("diagnostics", map[string]any{"path": "main.go"}).Text; got != "No diagnostics." {
+		t.Errorf("after the fix: %q", got)
+	}
+	// One server for the module, kept warm; started again after it died.
+	pool.mu.Lock()
+	n := len(pool.servers)
+	var s *server
+	for _, x := range pool.servers {
+		s = x
+	}
+	pool.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d servers", n)
+	}
+	s.cmd.Process.Kill()
+	<-s.dead
+	if got := run("symbols", map[string]any{"path": "lib.go"}).Text; got != "function Greet  lib.go:4:1" {
+		t.Errorf("after a crash: %q", got)
+	}
+}
+
+func TestNoServerSaysWhatToInstall(t *testing.T) {
+	pool := NewPool()
+	pool.LookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+	dir := t.TempDir()
+	testfs.Write(t, filepath.Join(dir, "x.rs"), "fn main() {}\n")
+	testfs.Write(t, filepath.Join(dir, "x.txt"), "hi\n")
+	r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 1)
+	env := tools.Env{Dir: dir, DefaultTimeout: 5}
+	res := r.Run(context.Background(), tools.Call{ID: "a", Name: "diagnostics", Input: map[string]any{"path": "x.rs"}}, env)
+	if !res.IsError || res.Text != "no language server for .rs files on PATH (install rust-analyzer)" {
+		t.Errorf("%q", res.Text)
+	}
+	res = r.Run(context.Background(), tools.Call{ID: "b", Name: "diagnostics", Input: map[string]any{"path": "x.txt"}}, env)
+	if !res.IsError || res.Text != "no language server is configured for .txt files" {
+		t.Errorf("%q", res.Text)
+	}
+	if pool.Available() {
+		t.Error("Available with nothing on PATH")
+	}
+}
