@@ -28,6 +28,8 @@ type Effective struct {
 	Parameters map[string]any
 	Providers  map[string]ProviderSettings
 	Send       EffectiveSend
+	// LSP is lsp.* from trusted layers (an untrusted file starts nothing).
+	LSP LSPSettings
 }
 
 // EffectiveSend is send.* with defaults.
@@ -113,6 +115,7 @@ func Merge(layers ...Settings) Effective {
 		}
 		setPositive(&e.InlayHintsMaxLength, l.InlayHints.MaxLength)
 		mergeSending(&e, l)
+		e.LSP = Overlay(Settings{LSP: e.LSP}, Settings{LSP: l.LSP}).LSP
 	}
 	return e
 }

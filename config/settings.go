@@ -22,6 +22,9 @@ type Settings struct {
 	Parameters map[string]any              `json:"parameters,omitempty" toml:"parameters,omitempty"`
 	Providers  map[string]ProviderSettings `json:"providers,omitempty" toml:"providers,omitempty"`
 	Send       SendSettings                `json:"send" toml:"send"`
+	// LSP configures the language servers of the LSP tools (trusted only:
+	// they are programs).
+	LSP LSPSettings `json:"lsp" toml:"lsp"`
 
 	// Lines records where list entries and rule tables were written, for
 	// traces: key "tools.autoApprove=VALUE", "tools.deny=VALUE",
@@ -157,4 +160,19 @@ type SendSettings struct {
 	MaxTurns   *int     `json:"maxTurns,omitempty" toml:"maxTurns,omitempty"`
 	MaxCost    *float64 `json:"maxCost,omitempty" toml:"maxCost,omitempty"`
 	MaxRetries *int     `json:"maxRetries,omitempty" toml:"maxRetries,omitempty"`
+}
+
+// LSPSettings is lsp.* (SPEC §5).
+type LSPSettings struct {
+	Servers     map[string]LSPServer `json:"servers,omitempty" toml:"servers,omitempty"`
+	IdleTimeout *int                 `json:"idleTimeout,omitempty" toml:"idleTimeout,omitempty"` // seconds
+	Settle      *int                 `json:"settle,omitempty" toml:"settle,omitempty"`           // milliseconds
+}
+
+// LSPServer is lsp.servers.NAME: a language server to run for file types.
+type LSPServer struct {
+	Command     []string       `json:"command,omitempty" toml:"command,omitempty"`
+	Filetypes   []string       `json:"filetypes,omitempty" toml:"filetypes,omitempty"` // extensions: "go" or ".go"
+	RootMarkers []string       `json:"rootMarkers,omitempty" toml:"rootMarkers,omitempty"`
+	Settings    map[string]any `json:"settings,omitempty" toml:"settings,omitempty"`
 }

@@ -47,6 +47,7 @@ func newSettingsState(s *Server) *settingsState {
 	}
 	st.store.OnCommit = func() {
 		keyenv.SetConfigured(provider.KeyVars(st.store.All()...))
+		s.tools.LSP.ConfigureFrom(st.store.Session().LSP)
 		st.resize()
 		s.updateBuiltins()
 	}

@@ -152,3 +152,32 @@ func TestGitEffects(t *testing.T) {
 		t.Errorf("a read has no effect: %q", got)
 	}
 }
+
+// A merge conflict shows in git_status as unmerged entries, and committing
+// only some of the files of a conflicted merge is refused by git, with its
+// message.
+func TestGitConflicts(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	env := testEnv(t)
+	gitInit(t, env.Dir)
+	mustGit(t, env.Dir, "checkout", "-q", "-b", "other")
+	testfs.Write(t, filepath.Join(env.Dir, "a.txt"), "theirs\n")
+	mustGit(t, env.Dir, "commit", "-q", "-am", "theirs")
+	mustGit(t, env.Dir, "checkout", "-q", "main")
+	testfs.Write(t, filepath.Join(env.Dir, "a.txt"), "ours\n")
+	mustGit(t, env.Dir, "commit", "-q", "-am", "ours")
+	if out, err := exec.Command("git", "-C", env.Dir, "merge", "-q", "other").CombinedOutput(); err == nil {
+		t.Fatalf("the merge should conflict: %s", out)
+	}
+	res := run(t, env, "git_status", decode(t, `{}`))
+	if res.IsError || !strings.Contains(res.Text, "\nu UU ") || !strings.HasSuffix(res.Text, " a.txt") {
+		t.Fatalf("status: %q", res.Text)
+	}
+	testfs.Write(t, filepath.Join(env.Dir, "b.txt"), "b\n")
+	res = run(t, env, "git_commit", decode(t, `{"message":"only b","files":["b.txt"]}`))
+	if !res.IsError || !strings.Contains(res.Text, "git commit: ") || !strings.Contains(res.Text, "merge") {
+		t.Fatalf("a partial commit in a merge: %q", res.Text)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/testfs"
 	"github.com/chatls/chatls/tools"
 )
@@ -31,6 +32,7 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.22\n")
 	testfs.Write(t, filepath.Join(dir, "lib.go"), "package m\n\n// Greet says hello.\nfunc Greet(name string) string { return \"hi \" + name }\n")
+	testfs.Write(t, filepath.Join(dir, "other.go"), "package m\n\nvar greeting = Greet(\"c\")\n")
 	main := filepath.Join(dir, "main.go")
 	testfs.Write(t, main, "package m\n\nfunc use() string {\n\tvar n int = \"x\"\n\t_ = n\n\treturn Greet(\"a\") + Greet(\"b\")\n}\n")
 	pool := NewPool()
@@ -62,7 +64,9 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	if got := run("definition", map[string]any{"path": "main.go", "line": 6.0, "column": 10.0}).Text; got != "lib.go:4:6: func Greet(name string) string { return \"hi \" + name }" {
 		t.Errorf("definition: %q", got)
 	}
-	if got := run("references", map[string]any{"path": "lib.go", "line": 4.0, "column": 7.0}).Text; strings.Count(got, "\n") != 2 || !strings.Contains(got, "main.go:6:9: return Greet(\"a\") + Greet(\"b\")") {
+	// A symbol used in three files: its declaration and three uses.
+	if got := run("references", map[string]any{"path": "lib.go", "line": 4.0, "column": 7.0}).Text; strings.Count(got, "\n") != 3 ||
+		!strings.Contains(got, "main.go:6:9: return Greet(\"a\") + Greet(\"b\")") || !strings.Contains(got, "other.go:3:16: var greeting = Greet(\"c\")") || !strings.Contains(got, "lib.go:4:6: ") {
 		t.Errorf("references: %q", got)
 	}
 	// Fixed on disk: the next call sees the new text.
@@ -106,5 +110,79 @@ func TestNoServerSaysWhatToInstall(t *testing.T) {
 	}
 	if pool.Available() {
 		t.Error("Available with nothing on PATH")
+	}
+}
+
+// A server that crashes mid-request gives a clear error and is started
+// again by the next call; one that never answers times out, and the next
+// call gets a fresh one.
+func TestMisbehavingServers(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "badserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/badserver").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	testfs.Write(t, filepath.Join(dir, "x.bad"), "text\n")
+	starts := filepath.Join(dir, "starts")
+	t.Setenv("BADSERVER_STARTS", starts)
+	pool := NewPool()
+	defer pool.Close()
+	pool.Configure(map[string]Entry{"bad": {Name: "bad", Command: []string{bin}, Extensions: []string{".bad"}}}, 0, 0)
+	r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 2)
+	hover := func(timeout int) tools.Result {
+		return r.Run(context.Background(), tools.Call{ID: "h", Name: "hover", Input: map[string]any{"path": "x.bad", "line": 1.0, "column": 1.0}},
+			tools.Env{Dir: dir, DefaultTimeout: timeout})
+	}
+	countStarts := func() int {
+		data, _ := os.ReadFile(starts)
+		return strings.Count(string(data), "start")
+	}
+
+	t.Setenv("BADSERVER", "crash")
+	res := hover(30)
+	if !res.IsError || !strings.HasPrefix(res.Text, "the language server bad stopped (exit status 3) while answering hover; it starts again on the next call") {
+		t.Fatalf("crash: %q", res.Text)
+	}
+	hover(30)
+	if n := countStarts(); n != 2 {
+		t.Fatalf("%d starts after a crash and another call, want 2", n)
+	}
+
+	t.Setenv("BADSERVER", "hang")
+	pool.Close()
+	pool = NewPool()
+	defer pool.Close()
+	pool.Configure(map[string]Entry{"bad": {Name: "bad", Command: []string{bin}, Extensions: []string{".bad"}}}, 0, 0)
+	r = tools.NewRunner(tools.NewRegistry(Tools(pool)), 2)
+	before := countStarts()
+	res = hover(1)
+	if !res.IsError || !res.TimedOut || res.Text != "Tool hover timed out after 1 seconds." {
+		t.Fatalf("hang: %+v", res)
+	}
+	hover(1)
+	if n := countStarts() - before; n != 2 {
+		t.Fatalf("%d starts after a hang and another call, want 2 (a fresh server)", n)
+	}
+}
+
+// lsp.* from the settings: a configured server comes first and replaces a
+// built-in of the same name; filetypes may be written without the dot.
+func TestConfigureFrom(t *testing.T) {
+	idle, settle := 60, 200
+	p := NewPool()
+	p.ConfigureFrom(config.LSPSettings{IdleTimeout: &idle, Settle: &settle, Servers: map[string]config.LSPServer{
+		"gopls": {Command: []string{"gopls", "-remote=auto"}, Filetypes: []string{"go"}},
+		"zls":   {Command: []string{"zls"}, Filetypes: []string{".zig"}, RootMarkers: []string{"build.zig"}},
+		"empty": {},
+	}})
+	var names []string
+	for _, e := range p.Entries {
+		names = append(names, e.Name)
+	}
+	if got := strings.Join(names, " "); got != "gopls zls rust-analyzer basedpyright pyright typescript-language-server clangd" {
+		t.Errorf("entries %s", got)
+	}
+	if e := p.Entries[0]; e.Command[1] != "-remote=auto" || e.Extensions[0] != ".go" || p.Idle != time.Minute || p.Settle != 200*time.Millisecond {
+		t.Errorf("%+v idle %v settle %v", e, p.Idle, p.Settle)
 	}
 }

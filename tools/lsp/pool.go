@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,15 +11,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chatls/chatls/config"
 )
 
 // Entry is a language server chatls knows how to run.
 type Entry struct {
 	Name        string
 	Command     []string
-	Extensions  []string // file name endings it serves
-	RootMarkers []string // files that mark a workspace root
-	LanguageID  func(ext string) string
+	Extensions  []string       // file name endings it serves
+	RootMarkers []string       // files that mark a workspace root
+	Settings    map[string]any // answered to workspace/configuration
 }
 
 // Builtins are the servers used when their binary is on PATH.
@@ -41,6 +44,7 @@ const DefaultIdle = 10 * time.Minute
 type Pool struct {
 	Entries []Entry
 	Idle    time.Duration
+	Settle  time.Duration // how long diagnostics must stay quiet
 	// LookPath finds binaries (exec.LookPath; tests may narrow it).
 	LookPath func(string) (string, error)
 
@@ -53,13 +57,43 @@ type Pool struct {
 
 // NewPool is a pool of the built-in entries.
 func NewPool() *Pool {
-	return &Pool{Entries: Builtins, Idle: DefaultIdle, LookPath: exec.LookPath, servers: map[string]*server{}, stop: make(chan struct{})}
+	return &Pool{Entries: Builtins, Idle: DefaultIdle, Settle: DefaultSettle, LookPath: exec.LookPath, servers: map[string]*server{}, stop: make(chan struct{})}
+}
+
+// Configure applies lsp.* from the trusted settings: configured servers
+// first (replacing a built-in entry of the same name), then the built-ins.
+// Running servers keep running.
+func (p *Pool) Configure(servers map[string]Entry, idle, settle time.Duration) {
+	var entries []Entry
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		entries = append(entries, servers[name])
+	}
+	for _, e := range Builtins {
+		if _, replaced := servers[e.Name]; !replaced {
+			entries = append(entries, e)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Entries = entries
+	p.Idle = cmpDur(idle, DefaultIdle)
+	p.Settle = cmpDur(settle, DefaultSettle)
+}
+
+func cmpDur(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // Available says whether some server of the pool is on PATH (the LSP
 // tools are offered only then).
 func (p *Pool) Available() bool {
-	for _, e := range p.Entries {
+	p.mu.Lock()
+	entries := p.Entries
+	p.mu.Unlock()
+	for _, e := range entries {
 		if _, err := p.LookPath(e.Command[0]); err == nil {
 			return true
 		}
@@ -71,7 +105,10 @@ func (p *Pool) Available() bool {
 func (p *Pool) entryFor(path string) (Entry, error) {
 	ext := filepath.Ext(path)
 	var names []string
-	for _, e := range p.Entries {
+	p.mu.Lock()
+	entries := p.Entries
+	p.mu.Unlock()
+	for _, e := range entries {
 		if slices.Contains(e.Extensions, ext) {
 			if _, err := p.LookPath(e.Command[0]); err == nil {
 				return e, nil
@@ -102,7 +139,7 @@ func (p *Pool) get(ctx context.Context, path string) (*server, Entry, error) {
 	if s := p.servers[key]; s != nil && s.alive() {
 		return s, e, nil
 	}
-	s, err := start(ctx, e.Command, root)
+	s, err := start(ctx, e.Command, root, e.Settings)
 	if err != nil {
 		return nil, e, err
 	}
@@ -177,4 +214,30 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// ConfigureFrom applies the trusted settings' lsp.* (config.Effective.LSP).
+func (p *Pool) ConfigureFrom(s config.LSPSettings) {
+	servers := map[string]Entry{}
+	for name, srv := range s.Servers {
+		if len(srv.Command) == 0 {
+			continue
+		}
+		e := Entry{Name: name, Command: srv.Command, RootMarkers: srv.RootMarkers, Settings: srv.Settings}
+		for _, ft := range srv.Filetypes {
+			if !strings.HasPrefix(ft, ".") {
+				ft = "." + ft
+			}
+			e.Extensions = append(e.Extensions, ft)
+		}
+		servers[name] = e
+	}
+	var idle, settle time.Duration
+	if s.IdleTimeout != nil {
+		idle = time.Duration(*s.IdleTimeout) * time.Second
+	}
+	if s.Settle != nil {
+		settle = time.Duration(*s.Settle) * time.Millisecond
+	}
+	p.Configure(servers, idle, settle)
 }

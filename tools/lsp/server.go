@@ -24,9 +24,10 @@ import (
 
 // server is one running language server.
 type server struct {
-	conn *jsonrpc2.Conn
-	cmd  *exec.Cmd
-	root string
+	conn     *jsonrpc2.Conn
+	cmd      *exec.Cmd
+	root     string
+	settings map[string]any
 
 	mu       sync.Mutex
 	versions map[string]int    // open documents (URI → version)
@@ -35,6 +36,7 @@ type server struct {
 	changed  chan struct{} // closed and replaced at every publish
 	lastUse  time.Time
 	dead     chan struct{}
+	exit     string // how the process ended, once dead is closed
 }
 
 // published is the last diagnostics of a document and when they came.
@@ -72,7 +74,7 @@ func (s stdio) Close() error {
 }
 
 // start runs argv in root and initializes it.
-func start(ctx context.Context, argv []string, root string) (*server, error) {
+func start(ctx context.Context, argv []string, root string, settings map[string]any) (*server, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = root
 	cmd.Env = keyenv.Environ()
@@ -87,14 +89,18 @@ func start(ctx context.Context, argv []string, root string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", argv[0], err)
 	}
-	s := &server{cmd: cmd, root: root, versions: map[string]int{}, texts: map[string]string{},
+	s := &server{cmd: cmd, root: root, settings: settings, versions: map[string]int{}, texts: map[string]string{},
 		diags: map[string]published{}, changed: make(chan struct{}), dead: make(chan struct{}), lastUse: time.Now()}
 	s.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(stdio{out, in}, jsonrpc2.VSCodeObjectCodec{}),
 		jsonrpc2.HandlerWithError(s.handle))
 	go func() {
 		<-s.conn.DisconnectNotify()
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		if err := cmd.Wait(); err != nil {
+			s.exit = err.Error()
+		} else {
+			s.exit = "exit status 0"
+		}
 		close(s.dead)
 	}()
 	rootURI := fileURI(root)
@@ -150,7 +156,13 @@ func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
 		}
-		return make([]any, len(p.Items)), nil
+		out := make([]any, len(p.Items))
+		for i := range out {
+			if s.settings != nil {
+				out[i] = s.settings
+			}
+		}
+		return out, nil
 	case "workspace/workspaceFolders":
 		return []map[string]any{{"uri": fileURI(s.root), "name": "root"}}, nil
 	}
@@ -222,9 +234,11 @@ func (s *server) awaitDiagnostics(ctx context.Context, uri string, version int, 
 	}
 }
 
+// alive says whether the server can still answer: its connection is up
+// (a hung server chatls gave up on is closed at once, before it exits).
 func (s *server) alive() bool {
 	select {
-	case <-s.dead:
+	case <-s.conn.DisconnectNotify():
 		return false
 	default:
 		return true

@@ -66,6 +66,7 @@ type call struct {
 	version int
 	input   map[string]any
 	shown   func(path string) string // how a path is written in results
+	settle  time.Duration
 }
 
 func (t lspTool) Definition() tools.Definition {
@@ -97,7 +98,24 @@ func (t lspTool) Run(ctx context.Context, c tools.Call, env tools.Env) tools.Res
 		}
 		return p
 	}
-	return t.run(ctx, call{s: s, path: path, uri: uri, version: version, input: c.Input, shown: shown})
+	t.pool.mu.Lock()
+	settle := t.pool.Settle
+	t.pool.mu.Unlock()
+	res := t.run(ctx, call{s: s, path: path, uri: uri, version: version, input: c.Input, shown: shown, settle: settle})
+	select {
+	case <-s.conn.DisconnectNotify():
+		if ctx.Err() == nil {
+			// It died while answering: say so; the next call starts it again.
+			<-s.dead
+			return errResult("the language server %s stopped (%s) while answering %s; it starts again on the next call", e.Name, s.exit, t.name)
+		}
+	default:
+		if ctx.Err() != nil {
+			// It did not answer in time: a server that hangs is replaced.
+			_ = s.conn.Close()
+		}
+	}
+	return res
 }
 
 func errResult(format string, args ...any) tools.Result {
@@ -107,7 +125,7 @@ func errResult(format string, args ...any) tools.Result {
 var severities = map[int]string{1: "error", 2: "warning", 3: "info", 4: "hint"}
 
 func diagnosticsRun(ctx context.Context, c call) tools.Result {
-	list := c.s.awaitDiagnostics(ctx, c.uri, c.version, DefaultSettle)
+	list := c.s.awaitDiagnostics(ctx, c.uri, c.version, c.settle)
 	if len(list) == 0 {
 		return tools.Result{Text: "No diagnostics."}
 	}
