@@ -83,15 +83,9 @@ func (g gitRepo) commitEffect(ctx context.Context, in map[string]any) string {
 }
 
 func (g gitRepo) pushEffect(ctx context.Context, in map[string]any) string {
-	remote, _ := stringArg(in, "remote")
-	remote = cmpOr(remote, "origin")
-	branch, _ := stringArg(in, "branch")
-	if branch == "" {
-		out, err := runGit(ctx, g.top, "symbolic-ref", "--short", "HEAD")
-		if err != nil {
-			return "no branch to push (detached HEAD)"
-		}
-		branch = strings.TrimSpace(out)
+	remote, branch, err := g.pushTarget(ctx, in)
+	if err != nil {
+		return err.Error()
 	}
 	if strings.HasPrefix(remote, "-") || strings.HasPrefix(branch, "-") {
 		return ""

@@ -239,15 +239,9 @@ func gitCommit(ctx context.Context, g gitRepo, in map[string]any) Result {
 }
 
 func gitPush(ctx context.Context, g gitRepo, in map[string]any) Result {
-	remote, _ := stringArg(in, "remote")
-	remote = cmpOr(remote, "origin")
-	branch, _ := stringArg(in, "branch")
-	if branch == "" {
-		out, err := runGit(ctx, g.top, "symbolic-ref", "--short", "HEAD")
-		if err != nil {
-			return errorResult("no branch to push (detached HEAD): name one in branch")
-		}
-		branch = strings.TrimSpace(out)
+	remote, branch, err := g.pushTarget(ctx, in)
+	if err != nil {
+		return errorResult("%v", err)
 	}
 	args := []string{"push", "--porcelain"}
 	if force, _ := in["force"].(bool); force {
@@ -269,4 +263,19 @@ func stringList(v any) []string {
 		}
 	}
 	return out
+}
+
+// pushTarget is the remote (default origin) and branch (default the
+// current one) a push goes to.
+func (g gitRepo) pushTarget(ctx context.Context, in map[string]any) (remote, branch string, err error) {
+	remote, _ = stringArg(in, "remote")
+	branch, _ = stringArg(in, "branch")
+	if branch == "" {
+		out, err := runGit(ctx, g.top, "symbolic-ref", "--short", "HEAD")
+		if err != nil {
+			return "", "", errors.New("no branch to push (detached HEAD): name one in branch")
+		}
+		branch = strings.TrimSpace(out)
+	}
+	return cmpOr(remote, "origin"), branch, nil
 }

@@ -245,6 +245,24 @@ func (s *server) alive() bool {
 	}
 }
 
+// diedWithin bounds how long a failed request waits to learn whether the
+// process is gone: jsonrpc2 fails pending calls just before it reports the
+// disconnect.
+const diedWithin = time.Second
+
+// died says whether the process ended (waiting briefly for the news after
+// a request failed).
+func (s *server) died() bool {
+	t := time.NewTimer(diedWithin)
+	defer t.Stop()
+	select {
+	case <-s.dead:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // close asks the server to shut down, then ends it.
 func (s *server) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

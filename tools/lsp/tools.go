@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/tools"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // DefaultSettle is how long diagnostics must stay quiet (lsp.settle).
@@ -102,18 +103,14 @@ func (t lspTool) Run(ctx context.Context, c tools.Call, env tools.Env) tools.Res
 	settle := t.pool.Settle
 	t.pool.mu.Unlock()
 	res := t.run(ctx, call{s: s, path: path, uri: uri, version: version, input: c.Input, shown: shown, settle: settle})
-	select {
-	case <-s.conn.DisconnectNotify():
-		if ctx.Err() == nil {
-			// It died while answering: say so; the next call starts it again.
-			<-s.dead
-			return errResult("the language server %s stopped (%s) while answering %s; it starts again on the next call", e.Name, s.exit, t.name)
-		}
-	default:
-		if ctx.Err() != nil {
-			// It did not answer in time: a server that hangs is replaced.
-			_ = s.conn.Close()
-		}
+	if ctx.Err() != nil {
+		// It did not answer in time: a server that hangs is replaced.
+		_ = s.conn.Close()
+		return res
+	}
+	if res.IsError && strings.Contains(res.Text, jsonrpc2.ErrClosed.Error()) && s.died() {
+		// It died while answering: say so; the next call starts it again.
+		return errResult("the language server %s stopped (%s) while answering %s; it starts again on the next call", e.Name, s.exit, t.name)
 	}
 	return res
 }
