@@ -30,6 +30,8 @@ type Effective struct {
 	Send       EffectiveSend
 	// LSP is lsp.* from trusted layers (an untrusted file starts nothing).
 	LSP LSPSettings
+	// Keys are the client's key names, merged key by key.
+	Keys map[string]string
 }
 
 // EffectiveSend is send.* with defaults.
@@ -115,6 +117,12 @@ func Merge(layers ...Settings) Effective {
 		}
 		setPositive(&e.InlayHintsMaxLength, l.InlayHints.MaxLength)
 		mergeSending(&e, l)
+		for action, key := range l.Keys {
+			if e.Keys == nil {
+				e.Keys = map[string]string{}
+			}
+			e.Keys[action] = key
+		}
 		e.LSP = Overlay(Settings{LSP: e.LSP}, Settings{LSP: l.LSP}).LSP
 	}
 	return e

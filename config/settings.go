@@ -25,6 +25,11 @@ type Settings struct {
 	// LSP configures the language servers of the LSP tools (trusted only:
 	// they are programs).
 	LSP LSPSettings `json:"lsp" toml:"lsp"`
+	// Keys are the client's key names for the user's actions (advance,
+	// approve, reject, approveAll, run, cancel, send, explain), e.g.
+	// {"advance": "<C-]>"}, so that messages say what to press. Editors
+	// pass them in initializationOptions.
+	Keys map[string]string `json:"keys,omitempty" toml:"keys,omitempty"`
 
 	// Lines records where list entries and rule tables were written, for
 	// traces: key "tools.autoApprove=VALUE", "tools.deny=VALUE",

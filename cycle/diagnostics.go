@@ -14,12 +14,12 @@ import (
 // line in editors without progress UI), approvals that don't count,
 // running tools, and tools the journal says already ran. preview is the
 // one-line description of a call; now dates running tools.
-func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time) []chatdoc.Diagnostic {
+func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time, keys Keys) []chatdoc.Diagnostic {
 	var out []chatdoc.Diagnostic
 	for _, u := range doc.ToolUses {
 		if doc.ToolResult(u.ID) == nil && u.Valid() {
 			out = append(out, chatdoc.Diagnostic{Span: u.HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.ID,
-				Message: "tool use without a result: run chatls.advance (or the \"Insert approval placeholders\" action) to categorize it"})
+				Message: "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"})
 		}
 	}
 	for _, r := range doc.ToolResults {
@@ -40,7 +40,7 @@ func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*ch
 		switch {
 		case !busy && waiting && facts.AlreadyRan(r.ID):
 			// Approving it again would not run it: the journal says it ran.
-			at(chatdoc.SeverityInformation, CodeAlreadyRan, MsgAlreadyRan)
+			at(chatdoc.SeverityInformation, CodeAlreadyRan, fmt.Sprintf(MsgAlreadyRan, keys.Do(KeyAdvance)))
 		case running:
 			at(chatdoc.SeverityInformation, CodeRunning, fmt.Sprintf("running %s (%s)", u.Name, now.Sub(run.Started).Round(time.Second)))
 		case r.Status == chatdoc.StatusPending && empty:

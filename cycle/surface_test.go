@@ -50,15 +50,15 @@ func TestDiagnostics(t *testing.T) {
 	journal := map[string]JournalEntry{"t_ran": {State: Finished, Known: true}}
 	preview := func(u *chatdoc.ToolUse) string { return "preview of " + u.ID }
 	var got []string
-	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0.Add(3*time.Second)) {
+	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0.Add(3*time.Second), nil) {
 		got = append(got, d.ToolID+" "+d.Code+": "+d.Message)
 	}
 	sort.Strings(got)
 	want := []string{
 		"t_bash " + CodePending + ": approval pending: preview of t_bash",
-		"t_none " + CodeUnanswered + ": tool use without a result: run chatls.advance (or the \"Insert approval placeholders\" action) to categorize it",
+		"t_none " + CodeUnanswered + ": tool use without a result: run the next step (chatls.advance) to ask about it",
 		"t_old " + CodeApprovedOld + ": " + MsgApprovedBefore,
-		"t_ran " + CodeAlreadyRan + ": " + MsgAlreadyRan,
+		"t_ran " + CodeAlreadyRan + ": this tool already ran; run the next step (chatls.advance) to write its result",
 		"t_write " + CodeRunning + ": running write (3s)",
 	}
 	if !equal(got, want) {
@@ -70,8 +70,15 @@ func TestDiagnostics(t *testing.T) {
 	l2 := NewLedger(doc2)
 	doc2, _ = edit(t, l2, doc2, "status=pending", "status=approved", true)
 	doc2, _ = edit(t, l2, doc2, "make test", "make all", true)
-	if d := Diagnostics(doc2, l2, defaults.facts(nil), preview, t0); len(d) != 1 || d[0].Code != CodeRevoked {
+	if d := Diagnostics(doc2, l2, defaults.facts(nil), preview, t0, nil); len(d) != 1 || d[0].Code != CodeRevoked {
 		t.Errorf("revoked: %+v", d)
+	}
+	// With the client's key names, the messages say what to press.
+	keys := Keys{KeyAdvance: "<C-]>"}
+	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0, keys) {
+		if (d.Code == CodeUnanswered || d.Code == CodeAlreadyRan) && !strings.Contains(d.Message, "press <C-]> (next step)") {
+			t.Errorf("%s: %q does not name the key", d.Code, d.Message)
+		}
 	}
 }
 

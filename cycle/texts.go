@@ -27,7 +27,7 @@ const (
 	MsgApprovedBefore = "approved before this session; approve again to run"
 	MsgRevoked        = "the tool's input changed after approval; approve again to run"
 	MsgWaitingTools   = "Waiting for tool definitions to load..."
-	MsgAlreadyRan     = "this tool already ran; chatls.advance writes its result"
+	MsgAlreadyRan     = "this tool already ran; %s to write its result"
 	// MsgDuplicateIDs is advance's message while tool uses share an ID.
 	MsgDuplicateIDs = "tool uses share the ID %s: nothing runs for it until each tool use has its own ID"
 

@@ -28,7 +28,7 @@ func TestAlwaysAllowInUntrustedWorkspaceWritesUserConfig(t *testing.T) {
 	uri := s.open("allow.chat", bashDoc("echo allowed-by-rule"))
 	s.settle(uri)
 	title, args := alwaysAllowAction(s.session, uri)
-	if want := "Always allow bash(echo *) in your user config (this workspace is not trusted)"; title != want || args["scope"] != "user" || args["rule"] != "bash(echo *)" {
+	if want := "Always allow bash(echo *) everywhere (in your user config)"; title != want || args["scope"] != "user" || args["rule"] != "bash(echo *)" {
 		t.Fatalf("action %q %v, want %q with scope user", title, args, want)
 	}
 	out, err := s.command("chatls.alwaysAllow", args)
@@ -43,9 +43,12 @@ func TestAlwaysAllowInUntrustedWorkspaceWritesUserConfig(t *testing.T) {
 	if out, err := s.command("chatls.alwaysAllow", args); err != nil || out["scope"] != "user" {
 		t.Fatalf("scope workspace in an untrusted workspace must fall back to the user config: %v %v", out, err)
 	}
-	msg := s.waitMessage(1, "not a trusted workspace")
-	if !strings.Contains(msg, "bash(echo *)") || !strings.Contains(msg, s.userConfig) {
-		t.Errorf("the message must name the rule and the file it went to: %q", msg)
+	// Each time: the rule, the file, and what trusting the folder takes.
+	msg := s.waitMessage(1, "added bash(echo *) to tools.autoApprove in "+s.userConfig, "1 waiting call is now approved")
+	for _, want := range []string{"applies in every workspace", "trust.workspaces", filepath.Join(s.ws, ".chatls.toml")} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the first message must say %q: %q", want, msg)
+		}
 	}
 	user, _ := os.ReadFile(s.userConfig)
 	if !strings.Contains(string(user), "# my settings") || !strings.Contains(string(user), `"bash(echo *)"`) {

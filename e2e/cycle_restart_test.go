@@ -131,7 +131,7 @@ func TestAlreadyRanPlaceholderDiagnostic(t *testing.T) {
 	s2 := start(t, sessionOptions{ws: ws, state: state})
 	stale := strings.Replace(revokeDoc, "status=pending", "status=approved", 1) // the unsaved buffer
 	uri2 := s2.open("ran.chat", stale)
-	d := s2.waitDiagnostic(uri2, "this tool already ran; chatls.advance writes its result")
+	d := s2.waitDiagnostic(uri2, "this tool already ran; run the next step (chatls.advance) to write its result")
 	if d.Severity != 3 || d.Code != "already-ran" {
 		t.Errorf("want an information diagnostic with code already-ran, got %+v", d)
 	}

@@ -128,7 +128,7 @@ func (s *Server) continueChain(ds *docState) {
 		return
 	}
 	doc, l := s.view(ds)
-	if sendReadiness(doc, l) != "" {
+	if sendReadiness(doc, l, nil) != "" {
 		return
 	}
 	if err := s.startSend(s.baseCtx, ds, false); err != nil {

@@ -49,7 +49,12 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 		}
 	}
 	actions = append(actions, s.allPendingActions(doc, edit)...)
-	actions = append(actions, s.quickFixes(ds, doc, span, edit)...)
+	for _, fix := range s.quickFixes(ds, doc, span, edit) {
+		if fix.insertsPlaceholders && hasTitle(actions, insertTitle) {
+			continue // one action that inserts placeholders, the one that applies the policy
+		}
+		actions = append(actions, fix.codeAction)
+	}
 	return actions, nil
 }
 
@@ -67,8 +72,8 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 	case cycle.ActCancel:
 		return codeAction{Title: "Cancel", Kind: "quickfix", Command: command("Cancel", "chatls.cancel", args)}, true
 	case cycle.ActInsert:
-		return codeAction{Title: "Insert approval placeholders", Kind: "quickfix", IsPreferred: true,
-			Command: command("Insert approval placeholders", "chatls.advance", map[string]any{"uri": snap.uri})}, true
+		return codeAction{Title: insertTitle, Kind: "quickfix", IsPreferred: true,
+			Command: command(insertTitle, "chatls.advance", map[string]any{"uri": snap.uri})}, true
 	case cycle.ActApprove:
 		return setStatus(fmt.Sprintf("Approve %s: %s", name, strings.TrimPrefix(s.preview(u, maxLen), name+": ")), chatdoc.StatusApproved, true)
 	case cycle.ActRunNow:
@@ -89,7 +94,8 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 		// title says so.
 		title, scope := fmt.Sprintf("Always allow %s in this workspace", rule), "workspace"
 		if !s.settings.store.WorkspaceApplies(root) {
-			title, scope = fmt.Sprintf("Always allow %s in your user config (this workspace is not trusted)", rule), "user"
+			// Its .chatls.toml would not count (trust.workspaces does not list it).
+			title, scope = fmt.Sprintf("Always allow %s everywhere (in your user config)", rule), "user"
 		}
 		return codeAction{Title: title, Kind: "quickfix",
 			Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": scope, "rule": rule})}, true
@@ -121,9 +127,28 @@ func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.Te
 	}
 }
 
+// insertTitle is the action that categorizes unanswered tool uses (SPEC §3).
+const insertTitle = "Insert approval placeholders"
+
+func hasTitle(actions []codeAction, title string) bool {
+	for _, a := range actions {
+		if a.Title == title {
+			return true
+		}
+	}
+	return false
+}
+
+// quickFix is a diagnostic's fix; insertsPlaceholders marks the fix of an
+// unanswered tool use, which the server's own action supersedes.
+type quickFix struct {
+	codeAction
+	insertsPlaceholders bool
+}
+
 // quickFixes offers the mechanical fix of each diagnostic under the range.
-func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []codeAction {
-	var out []codeAction
+func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []quickFix {
+	var out []quickFix
 	var diags []chatdoc.Diagnostic
 	if ds != nil {
 		diags = s.cachedDiagnostics(ds, doc, false)
@@ -135,7 +160,7 @@ func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Sp
 			continue
 		}
 		for _, f := range surface.QuickFixes(doc, d, s.registry) {
-			out = append(out, codeAction{Title: f.Title, Kind: "quickfix", IsPreferred: f.Preferred, Edit: edit(f.Edits)})
+			out = append(out, quickFix{codeAction{Title: f.Title, Kind: "quickfix", IsPreferred: f.Preferred, Edit: edit(f.Edits)}, d.Code == cycle.CodeUnanswered})
 		}
 	}
 	return out

@@ -47,7 +47,7 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 	executed := s.resolve(ds, force, "")
 	doc, l := s.view(ds)
 	report := cycle.Count(doc, l).WithPhase(categorized, executed)
-	if force && report.Phase == cycle.PhaseSend && sendReadiness(doc, l) == "" {
+	if force && report.Phase == cycle.PhaseSend && sendReadiness(doc, l, nil) == "" {
 		// Phase 3: nothing left to do here, the question is written.
 		if err := s.startSend(ctx, ds, true); err != nil {
 			report.Message = err.Error()

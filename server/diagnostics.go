@@ -54,6 +54,7 @@ func (s *Server) publishDocumentDiagnostics(ds *docState) {
 		})
 	}
 	s.publishDiagnostics(ds.uri, &version, out)
+	s.pushStatus(ds)
 }
 
 // cachedDiagnostics returns the diagnostics of a snapshot, computing them
@@ -109,8 +110,8 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 // (cycle.Diagnostics). A pending bash call starts a tool supervisor ahead
 // of the approval, so the approved call does not wait for one (~5 ms).
 func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
-	maxLen := s.settings.effectiveFor(ds.path).InlayHintsMaxLength
-	diags := cycle.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(u, maxLen) }, time.Now())
+	eff := s.settings.effectiveFor(ds.path)
+	diags := cycle.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(u, eff.InlayHintsMaxLength) }, time.Now(), eff.Keys)
 	for _, d := range diags {
 		if d.Code == cycle.CodePending {
 			if u := doc.ToolUse(d.ToolID); u != nil && u.Name == "bash" {

@@ -51,6 +51,8 @@ type docState struct {
 	// sendProblem is why the last send was refused or stopped, shown at
 	// the last @You: marker until a send starts.
 	sendProblem string
+	// lastStatus is the text of the last chatls/status notice.
+	lastStatus string
 	// answers are this session's responses, for their code lenses.
 	answers []*answerRecord
 	// diagTimer debounces diagnostics.

@@ -148,7 +148,7 @@ func (s *Server) runOne(ds *docState, id string) (any, error) {
 	doc := s.latest(ds)
 	r := doc.ToolResult(id)
 	if r == nil {
-		return nil, invalidParams(fmt.Errorf("%s has no placeholder yet: run chatls.advance first", id))
+		return nil, invalidParams(fmt.Errorf("%s has no placeholder yet: %s first", id, s.keyNames(ds).Do(cycle.KeyAdvance)))
 	}
 	if !r.IsPlaceholder() {
 		return nil, invalidParams(fmt.Errorf("%s already has a result", id))
@@ -185,8 +185,6 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		scope, path = "workspace", filepath.Join(root, config.WorkspaceFile)
 		if !s.settings.store.WorkspaceApplies(root) {
 			scope, path = "user", userPath
-			s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: %s is not a trusted workspace, so a rule in its %s would have no effect; "+
-				"added %s to %s instead (it applies in every workspace)", root, config.WorkspaceFile, args.Rule, userPath))
 		}
 	case "user":
 		path = userPath
@@ -213,7 +211,27 @@ func (s *Server) alwaysAllow(ds *docState, args commandArgs) (any, error) {
 		ds.wake()
 		approved = len(now)
 	}
+	s.showMessage(lspext.MessageInfo, alwaysAllowMessage(args.Rule, path, root, scope == "user" && !s.settings.store.WorkspaceApplies(root), approved))
 	return map[string]any{"file": path, "scope": scope, "rule": args.Rule, "approved": approved}, nil
+}
+
+// alwaysAllowMessage says where the rule went and, when the workspace's
+// file could not take it, why — trust explained in one sentence with the
+// setting that grants it.
+func alwaysAllowMessage(rule, path, root string, untrusted bool, approved int) string {
+	msg := fmt.Sprintf("chatls: added %s to tools.autoApprove in %s", rule, path)
+	if untrusted {
+		msg += fmt.Sprintf(" (it applies in every workspace). Rules in %s/%s count only once you trust that folder: "+
+			"add it to trust.workspaces in %s, e.g. trust.workspaces = [%q]", root, config.WorkspaceFile, path, root+"/**")
+	}
+	switch approved {
+	case 0:
+	case 1:
+		msg += "; 1 waiting call is now approved"
+	default:
+		msg += fmt.Sprintf("; %d waiting calls are now approved", approved)
+	}
+	return msg
 }
 
 // listTools describes every tool with its schema and source, once the tool

@@ -39,7 +39,7 @@ func (s *Server) refuseSend(reason string) error {
 }
 
 // sendReadiness is why the document cannot be sent now ("" when it can).
-func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger) string {
+func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys) string {
 	r := cycle.Count(doc, l)
 	waiting := waitingForUser(doc, l)
 	switch {
@@ -48,11 +48,11 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger) string {
 	case waiting > 1:
 		return strconv.Itoa(waiting) + " tool calls wait for approval"
 	case r.Pending > 0:
-		return strconv.Itoa(r.Pending) + " approved tool call(s) have not run yet: run chatls.advance"
+		return strconv.Itoa(r.Pending) + " approved tool call(s) have not run yet: " + keys.Do(cycle.KeyAdvance)
 	case r.Running > 0:
 		return strconv.Itoa(r.Running) + " tool call(s) are running"
 	case !r.Ready:
-		return "some tool calls have no result yet: run chatls.advance first"
+		return "some tool calls have no result yet: " + keys.Do(cycle.KeyAdvance) + " first"
 	}
 	if len(doc.Messages) == 0 {
 		return "nothing to send: write your question under @You:"
@@ -113,11 +113,11 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 		close(send.done)
 	}
 	doc, l := s.view(ds)
-	if why := sendReadiness(doc, l); why != "" {
+	eff := s.settings.effectiveFor(ds.path)
+	if why := sendReadiness(doc, l, eff.Keys); why != "" {
 		release()
 		return s.refuseSend(why)
 	}
-	eff := s.settings.effectiveFor(ds.path)
 	chain := s.chainFor(ds, userStarted)
 	if why := s.guard(chain, eff.Send); why != "" {
 		release()
@@ -140,6 +140,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 	ds.sendProblem = ""
 	chain.turns++
 	s.mu.Unlock()
+	s.scheduleDiagnostics(ds) // the status says the model is answering
 	s.tasks.Add(1)
 	go func() {
 		defer s.tasks.Done()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/lspext"
@@ -117,4 +118,9 @@ func (st *settingsState) reloadEditorSettings(raw *json.RawMessage) {
 		st.pull()
 	}
 	st.s.onSettingsChanged()
+}
+
+// keyNames are the client's key names, for the document's messages.
+func (s *Server) keyNames(ds *docState) cycle.Keys {
+	return s.settings.effectiveFor(ds.path).Keys
 }

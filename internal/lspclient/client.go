@@ -56,7 +56,7 @@ type Document struct {
 
 // Event is something the server did, in order.
 type Event struct {
-	Kind   string // "applyEdit", "refused", "diagnostics", "progress", "message", "refresh"
+	Kind   string // "applyEdit", "refused", "diagnostics", "progress", "message", "refresh", "status"
 	URI    string
 	Label  string
 	Before string // document text before an applied edit

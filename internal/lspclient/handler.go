@@ -93,6 +93,16 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			c.record(Event{Kind: "progress", Label: p.Value.Kind, Data: raw})
 			c.mu.Unlock()
 		}
+	case "chatls/status":
+		var p struct {
+			URI  string `json:"uri"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &p) == nil {
+			c.mu.Lock()
+			c.record(Event{Kind: "status", URI: p.URI, Label: p.Text, Data: raw})
+			c.mu.Unlock()
+		}
 	case "window/showMessage", "window/logMessage":
 		c.mu.Lock()
 		c.record(Event{Kind: "message", Label: req.Method, Data: raw})

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/internal/lspclient"
+)
+
+// lastStatus is the newest chatls/status notice for uri.
+func lastStatus(st *lspclient.State, uri string) (text string, fields map[string]any) {
+	for _, e := range st.Events() {
+		if e.Kind == "status" && e.URI == uri {
+			text = e.Label
+			fields = nil
+			_ = json.Unmarshal(e.Data, &fields)
+		}
+	}
+	return text, fields
+}
+
+// waitStatus waits until the newest status notice of uri contains want.
+func (s *session) waitStatus(uri, want string) map[string]any {
+	s.t.Helper()
+	var fields map[string]any
+	var text string
+	err := s.c.WaitFor(15*time.Second, "status "+want, func(st *lspclient.State) bool {
+		text, fields = lastStatus(st, uri)
+		return strings.Contains(text, want)
+	})
+	if err != nil {
+		s.t.Fatalf("%v; the last status: %q", err, text)
+	}
+	return fields
+}
+
+// One status, pushed: chatls/status follows the document through the cycle
+// with the client's key names, and its counts are those the user sees —
+// also after an undo takes a written result out again.
+func TestStatusIsPushedAndAgreesWithTheDocument(t *testing.T) {
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
+		"keys": map[string]any{"advance": "<C-]>", "approve": `\y`},
+	}}})
+	unanswered := strings.Replace(bashDoc("echo one"), "\n\n@You:\n\n**Tool Result:** `toolu_m`\n\n```flemma:tool status=pending\n```\n", "\n", 1)
+	uri := s.open("status.chat", unanswered)
+	s.waitStatus(uri, "1 call without a placeholder (press <C-]> (next step))")
+
+	s.advance(uri)
+	fields := s.waitStatus(uri, `1 call waits for approval (press \y (approve))`)
+	if fields["waiting"] != 1.0 || fields["running"] != 0.0 || fields["unanswered"] != 0.0 {
+		t.Errorf("counts of the notice: %v", fields)
+	}
+	before := s.c.Doc(uri).Text
+
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "```\none\n```")
+	// The result is what goes to the model next.
+	s.waitStatus(uri, "ready to send (press <C-]> (next step))")
+
+	// Undo: the result goes, the pending placeholder is back. Nothing runs
+	// (the tool ran once), and the status says so.
+	if err := s.c.ReplaceAll(s.ctx, uri, before); err != nil {
+		t.Fatal(err)
+	}
+	fields = s.waitStatus(uri, "1 call waits for approval")
+	if fields["running"] != 0.0 {
+		t.Errorf("after the undo nothing runs, the notice says %v", fields)
+	}
+}
+
+// The one action that inserts placeholders: no second quick fix doing the
+// same with another title.
+func TestOneInsertPlaceholdersAction(t *testing.T) {
+	two := "@You:\nhi\n\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n\n```json\n{\"command\":\"echo a\"}\n```\n\n**Tool Use:** `bash` (`t2`)\n\n```json\n{\"command\":\"echo b\"}\n```\n"
+	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{"autopilot": false}}})
+	uri := s.open("one.chat", two)
+	s.settle(uri)
+	var inserts []string
+	for _, a := range s.codeActions(uri, "**Tool Use:** `bash` (`t2`)") {
+		if strings.HasPrefix(a.Title, "Insert") {
+			inserts = append(inserts, a.Title)
+		}
+	}
+	if len(inserts) != 1 || inserts[0] != "Insert approval placeholders" {
+		t.Errorf("insert actions %q, want exactly [Insert approval placeholders]", inserts)
+	}
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
+)
+
+// MethodStatus is the server's notification of a document's status: one
+// source of truth for every client's status line, mode line or status bar,
+// sent whenever it changes (docs/editors.md "Status").
+const MethodStatus = "chatls/status"
+
+// statusNotice is MethodStatus's params: chatls.status's answer, the
+// document's URI, the count of tool uses without a result, and Text, the
+// one line a client shows as is.
+type statusNotice struct {
+	URI string `json:"uri"`
+	docStatus
+	Unanswered int    `json:"unanswered"`
+	Text       string `json:"text"`
+}
+
+// pushStatus notifies the client of the document's status when it
+// changed since the last notice.
+func (s *Server) pushStatus(ds *docState) {
+	doc, l := s.view(ds)
+	keys := s.keyNames(ds)
+	st := statusNotice{URI: ds.uri, docStatus: s.status(ds), Unanswered: unanswered(doc, l)}
+	st.Text = statusText(st, keys, func() string { return sendReadiness(doc, l, keys) })
+	s.mu.Lock()
+	same := ds.lastStatus == st.Text && !ds.closed
+	if ds.closed || same {
+		s.mu.Unlock()
+		return
+	}
+	ds.lastStatus = st.Text
+	s.mu.Unlock()
+	s.notify(MethodStatus, st)
+}
+
+// unanswered counts the valid tool uses without a result (and without an
+// ID shared with another use: those are diagnosed, not counted).
+func unanswered(doc *chatdoc.Document, l *cycle.Ledger) int {
+	dups := cycle.DuplicateIDs(doc)
+	n := 0
+	for _, u := range doc.ToolUses {
+		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() && !l.Busy(u.ID) {
+			n++
+		}
+	}
+	return n
+}
+
+// statusText is the status in one line, with the key that moves it on:
+// "2 calls wait for approval (press \y to approve)", "bash running",
+// "claude-sonnet-4-5 is answering", "ready".
+func statusText(st statusNotice, keys cycle.Keys, readiness func() string) string {
+	var parts []string
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	if st.Sending {
+		parts = append(parts, cmp.Or(st.Model, "the model")+" is answering")
+	}
+	if st.Running > 0 {
+		parts = append(parts, plural(st.Running, "call running", "calls running"))
+	}
+	if st.Waiting > 0 {
+		parts = append(parts, plural(st.Waiting, "call waits for approval", "calls wait for approval")+" ("+keys.Do(cycle.KeyApprove)+")")
+	}
+	if approved := st.Pending - st.Waiting; approved > 0 {
+		parts = append(parts, plural(approved, "approved call to run", "approved calls to run")+" ("+keys.Do(cycle.KeyAdvance)+")")
+	}
+	if st.Unanswered > 0 {
+		parts = append(parts, plural(st.Unanswered, "call without a placeholder", "calls without a placeholder")+" ("+keys.Do(cycle.KeyAdvance)+")")
+	}
+	if st.Message != "" {
+		parts = append(parts, st.Message) // tool uses sharing an ID
+	}
+	if st.Problem != "" {
+		parts = append(parts, st.Problem)
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "; ")
+	}
+	if why := readiness(); why != "" {
+		return why
+	}
+	return "ready to send (" + keys.Do(cycle.KeyAdvance) + ")"
+}
