@@ -188,7 +188,7 @@ func finalVerdict(steps []Step) Verdict {
 			return Verdict{Decision: s.Decision, Reason: stepSummary(s), Steps: steps}
 		}
 	}
-	steps = append(steps, Step{Resolver: "default", Priority: -1, Decision: RequireApproval, Reason: "no resolver approved this call"})
+	steps = append(steps, Step{Resolver: "default", Priority: -1, Decision: RequireApproval, Reason: "no rule approves this call, so it asks you"})
 	return Verdict{Decision: RequireApproval, Reason: "no rule approves this call", Steps: steps}
 }
 

@@ -79,7 +79,7 @@ func (e *Engine) evaluateRules(call Call, env callEnv) evaluation {
 			caps = append(caps, fmt.Sprintf("%s is a sensitive path (%s): only a rule that names it approves it", pathOf(p), p.secret))
 		}
 	}
-	safety := Step{Resolver: "safety", Priority: 1000, Decision: Pass, Reason: "nothing unsafe found"}
+	safety := Step{Resolver: "safety", Priority: 1000, Decision: Pass, Reason: checkedSummary(parts)}
 	if len(caps) > 0 {
 		safety.Decision = RequireApproval
 		safety.Reason = strings.Join(dedupe(caps), "; ")
@@ -98,6 +98,23 @@ func (e *Engine) evaluateRules(call Call, env callEnv) evaluation {
 		steps[1].Reason = "covered without a rule: " + builtinSummary(parts)
 	}
 	return evaluation{steps: steps}
+}
+
+// checkedSummary says what the safety check looked at when nothing in it
+// must always ask: "checked `rm -rf /` (writes /); nothing that always asks
+// (command substitution, eval, sensitive paths)".
+func checkedSummary(parts []part) string {
+	var seen []string
+	for _, p := range parts {
+		if !p.denyOnly && p.label != "" {
+			seen = append(seen, p.label)
+		}
+	}
+	const none = "nothing that always asks (command or process substitution, eval, sh -c, sensitive paths)"
+	if len(seen) == 0 {
+		return none
+	}
+	return "checked " + strings.Join(dedupe(seen), ", ") + "; " + none
 }
 
 func anyApprove(steps []Step) bool {

@@ -8,7 +8,7 @@ import (
 
 // Summary is the decision word and what made it, in Markdown, for hovers:
 // "deny — rule `bash(rm *)` (~/work/.chatls.toml:3)", or the reason when no
-// rule did ("require_approval — no resolver approved this call").
+// rule did ("require_approval — no rule approves this call, so it asks you").
 func (v Verdict) Summary() string {
 	line := string(v.Decision)
 	var decider *Step

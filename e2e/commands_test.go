@@ -36,7 +36,7 @@ func TestCancelRunningTool(t *testing.T) {
 	if err != nil || out["cancelled"] != true {
 		t.Fatalf("cancel: %v %v", out, err)
 	}
-	s.waitText(uri, "**Tool Result:** `toolu_m` (error)\n\n```\nUser aborted tool execution.\n```")
+	s.waitText(uri, "**Tool Result:** `toolu_m` (error)\n\n```\nbegun\n\nUser aborted tool execution.\n```")
 	if time.Since(began) > 10*time.Second {
 		t.Error("cancel took too long")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/tools/custom"
 )
 
 // commandArgs is the one argument object of every chatls command.
@@ -23,6 +24,8 @@ type commandArgs struct {
 	ID    string `json:"id"`
 	Scope string `json:"scope"`
 	Rule  string `json:"rule"`
+	// Format "markdown" makes chatls.listTools answer {"markdown": DOC}.
+	Format string `json:"format"`
 }
 
 // executeCommandParams is workspace/executeCommand's params; every chatls
@@ -96,7 +99,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	}
 	switch {
 	case p.Command == "chatls.listTools":
-		return s.listTools(ctx, args.URI)
+		list, err := s.listTools(ctx, args.URI)
+		if err != nil || args.Format != "markdown" {
+			return list, err
+		}
+		return map[string]any{"markdown": custom.Markdown(list)}, nil
 	case p.Command == "chatls.advance" && args.URI == "":
 		// Pickers such as Helix's send commands without arguments.
 		return s.advanceAll(ctx)
@@ -125,7 +132,8 @@ func (s *Server) explain(_ context.Context, c commandCall) (any, error) {
 	u := c.doc.ToolUse(c.args.ID)
 	v := s.decide(c.ds, c.doc, u, "")
 	s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
-	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps}, nil
+	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps,
+		"markdown": v.Markdown(u.Name, u.ID, u.RawInput)}, nil
 }
 
 // setStatusCommand approves or rejects a pending block (chatls.approve,
@@ -238,7 +246,7 @@ func alwaysAllowMessage(rule, path, root string, untrusted bool, approved int) s
 // sources are ready (or tools.defaultTimeout passed). With a uri, the
 // timeout is that document's and tools from the .chatls.toml of another
 // workspace are left out.
-func (s *Server) listTools(ctx context.Context, uri string) (any, error) {
+func (s *Server) listTools(ctx context.Context, uri string) ([]custom.Description, error) {
 	eff, root := s.settings.effective(), ""
 	if uri != "" {
 		path := uriToPath(uri)

@@ -89,7 +89,9 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	code := out.exitCode
 	res := Result{Text: got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath, ExitCode: &code}
 	if out.cancelled {
-		res.Text, res.IsError, res.Cancelled = CancelledText, true, true
+		// What it printed stays, as for a timeout: the user stopped it to
+		// look at something.
+		res.Text, res.IsError, res.Cancelled = appendParagraph(res.Text, CancelledText), true, true
 		return res
 	}
 	if out.timedOut {

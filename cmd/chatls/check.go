@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/chatls/chatls/chatdoc"
@@ -47,8 +49,53 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				exit = 1
 			}
 		}
+		if line := openCallsLine(doc, name); line != "" {
+			fmt.Fprintln(stdout, line)
+		}
 	}
 	return exit
+}
+
+// openCallsLine is the information line of a document whose tool calls
+// wait: without a result, or with a placeholder not yet resolved. Not an
+// error (exit 0): the conversation is simply not finished.
+func openCallsLine(doc *chatdoc.Document, name string) string {
+	unanswered, waiting, first := 0, 0, -1
+	for _, u := range doc.ToolUses {
+		if u.Valid() && doc.ToolResult(u.ID) == nil {
+			unanswered++
+			if first < 0 {
+				first = u.HeaderSpan.Start
+			}
+		}
+	}
+	for _, r := range doc.ToolResults {
+		if r.IsPlaceholder() && doc.ToolResult(r.ID) == r {
+			waiting++
+			if first < 0 || r.HeaderSpan.Start < first {
+				first = r.HeaderSpan.Start
+			}
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	var parts []string
+	if unanswered > 0 {
+		parts = append(parts, plural(unanswered, "tool call has", "tool calls have")+" no result yet")
+	}
+	if waiting > 0 {
+		parts = append(parts, plural(waiting, "placeholder waits", "placeholders wait")+" to be resolved")
+	}
+	pos := doc.Lines.Position(first, chatdoc.UTF8)
+	return fmt.Sprintf("%s:%d:%d: info: %s (the next step in an editor, or chatls send, takes it on)", name, pos.Line+1, pos.Character+1, strings.Join(parts, "; "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // documentDiagnostics is the one set `chatls check` and `chatls parse

@@ -65,6 +65,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chatls: unknown command %q (run chatls help)\n", fs.Arg(0))
 		return 2
 	}
+	if configMissing(*configPath, stderr) {
+		return 2
+	}
+	if interactive(stdin) {
+		fmt.Fprintln(stderr, ttyNote)
+	}
 	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "chatls:", err)

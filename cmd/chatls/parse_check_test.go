@@ -74,9 +74,37 @@ func TestRunCheck(t *testing.T) {
 		t.Fatalf("output:\n%s", out.String())
 	}
 
+	// A conversation whose calls wait is not an error, but check says so.
 	out.Reset()
-	if code := runCheck([]string{filepath.Join(corpusDir, "01-pending-bash.chat")}, &out, &errOut); code != 0 || out.Len() != 0 {
-		t.Fatalf("exit %d: %s", code, out.String())
+	pending := filepath.Join(corpusDir, "01-pending-bash.chat")
+	if code := runCheck([]string{pending}, &out, &errOut); code != 0 || out.String() != pending+":18:1: info: 1 placeholder waits to be resolved (the next step in an editor, or chatls send, takes it on)\n" {
+		t.Fatalf("exit %d: %q", code, out.String())
+	}
+	out.Reset()
+	done := filepath.Join(t.TempDir(), "done.chat")
+	os.WriteFile(done, []byte("@You:\nhi\n\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n\n```json\n{\"command\":\"ls\"}\n```\n\n@You:\n**Tool Result:** `t1`\n\n```\na.go\n```\n"), 0o644)
+	if code := runCheck([]string{done}, &out, &errOut); code != 0 || out.Len() != 0 {
+		t.Fatalf("a finished conversation: exit %d: %q", code, out.String())
+	}
+}
+
+// policy check warns about a tool chatls does not have, and a --config
+// that names no file is refused rather than ignored.
+func TestRunPolicyCheckWarnings(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runPolicy([]string{"check", "frobnicate", "{}"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "warning: frobnicate is not a built-in tool") {
+		t.Errorf("unknown tool: exit %d, stderr %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := runPolicy([]string{"check", "bash", `{"command":"rm -rf /"}`}, &out, &errOut); code != 0 || errOut.Len() != 0 {
+		t.Errorf("bash: exit %d, stderr %q", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "checked `rm -rf /`, write / (rm)") || strings.Contains(out.String(), "nothing unsafe found") {
+		t.Errorf("the trace must say what it checked:\n%s", out.String())
+	}
+	errOut.Reset()
+	if code := runPolicy([]string{"check", "bash", "{}", "--config", "/nonexistent.toml"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--config /nonexistent.toml") {
+		t.Errorf("missing --config: exit %d, stderr %q", code, errOut.String())
 	}
 }
 

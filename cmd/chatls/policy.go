@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/chatls/chatls/approval"
+	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/lsp"
 )
 
 const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE]
@@ -51,6 +53,12 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	req.Tool, req.Input = pos[0], pos[1]
+	if configMissing(req.ConfigPath, stderr) {
+		return 2
+	}
+	if !builtinTool(req.Tool) {
+		fmt.Fprintf(stderr, "warning: %s is not a built-in tool: a call to it works only when a plugin or MCP server of your config offers it (chatls tools lists them)\n", req.Tool)
+	}
 	if req.DocPath != "" {
 		ops, fmErr, err := documentFrontmatterOps(req.DocPath)
 		if err != nil {
@@ -73,4 +81,17 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stdout, v.Format())
 	return 0
+}
+
+// builtinTool says whether name is one of chatls's own tools.
+func builtinTool(name string) bool {
+	if lsp.IsTool(name) {
+		return true
+	}
+	for _, t := range tools.Builtins(tools.BuiltinOptions{}) {
+		if t.Definition().Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -43,6 +43,9 @@ func runSend(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: chatls send [--max-turns N] [--model M] FILE")
 		return 2
 	}
+	if configMissing(*configPath, stderr) {
+		return 2
+	}
 	code, err := sendFile(fs.Arg(0), sendOptions{maxTurns: *maxTurns, model: *model, config: *configPath, logFile: *logFile, logLevel: *logLevel}, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "chatls send:", err)

@@ -54,6 +54,9 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if configMissing(*configPath, stderr) {
+		return 2
+	}
 	cfg, err := customToolConfig(*configPath, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "chatls tools:", err)

@@ -194,8 +194,9 @@ func TestRunToolsConfigFlag(t *testing.T) {
 		t.Errorf("--config ignored:\n%s", out)
 	}
 	var o, e bytes.Buffer
-	if code := runTools([]string{"--config", filepath.Join(t.TempDir(), "broken.toml")}, &o, &e); code != 0 {
-		t.Errorf("a missing config file is empty settings; exit %d: %s", code, e.String())
+	// A --config that names no file is a typo, not empty settings.
+	if code := runTools([]string{"--config", filepath.Join(t.TempDir(), "broken.toml")}, &o, &e); code != 2 || !strings.Contains(e.String(), "broken.toml: stat") {
+		t.Errorf("a missing --config file must be refused; exit %d: %s", code, e.String())
 	}
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(bad, []byte("[tools\n"), 0o644)
@@ -339,7 +340,8 @@ func TestCheckUnverifiedWhenASourceFails(t *testing.T) {
 	var out, errOut bytes.Buffer
 	runCheck([]string{file}, &out, &errOut)
 	want := file + ":5:16: warning: Unknown tool `wordcount` (not verified: plugin:broken did not load)\n" +
-		file + ":11:16: warning: Unknown tool `other:thing`: no MCP server `other` provides it (not verified: plugin:broken did not load)\n"
+		file + ":11:16: warning: Unknown tool `other:thing`: no MCP server `other` provides it (not verified: plugin:broken did not load)\n" +
+		file + ":5:1: info: 2 tool calls have no result yet (the next step in an editor, or chatls send, takes it on)\n"
 	if out.String() != want {
 		t.Errorf("check output:\n%s\nwant:\n%s", out.String(), want)
 	}

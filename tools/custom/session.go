@@ -3,7 +3,10 @@ package custom
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,4 +106,51 @@ func (s *Session) Describe(ctx context.Context, wait time.Duration, root string)
 func (s *Session) Close() error {
 	s.LSP.Close()
 	return s.Set.Close()
+}
+
+// Markdown is the tool list as a document an editor renders: a table of
+// names, sources and first description lines, then each tool's inputs.
+func Markdown(list []Description) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Tools (%d)\n\n| tool | from | what it does |\n|---|---|---|\n", len(list))
+	for _, d := range list {
+		first, _, _ := strings.Cut(strings.TrimSpace(d.Description), "\n")
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", d.Name, d.Source, strings.ReplaceAll(first, "|", `\|`))
+	}
+	for _, d := range list {
+		fmt.Fprintf(&b, "\n## `%s`\n\n%s\n", d.Name, strings.TrimSpace(d.Description))
+		if inputs := schemaInputs(d.Schema); inputs != "" {
+			b.WriteString("\nInputs:\n\n" + inputs)
+		}
+	}
+	return b.String()
+}
+
+// schemaInputs lists a JSON schema's properties: name, type, required,
+// description.
+func schemaInputs(schema json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[name]
+		req := ""
+		if slices.Contains(s.Required, name) {
+			req = ", required"
+		}
+		fmt.Fprintf(&b, "- `%s` (%v%s)", name, p.Type, req)
+		if d := strings.TrimSpace(p.Description); d != "" {
+			b.WriteString(": " + strings.ReplaceAll(d, "\n", " "))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
