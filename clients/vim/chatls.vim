@@ -34,6 +34,22 @@ function! s:Root(buffer) abort
   return l:dir
 endfunction
 
+" The key names the maps below use, so that the server's messages say
+" what to press (initializationOptions keys).
+function! s:KeyNames() abort
+  if get(g:, 'chatls_no_maps', 0)
+    return {}
+  endif
+  let l:ll = get(g:, 'maplocalleader', '\')
+  return {'advance': '<C-]>', 'approve': l:ll . 'y', 'reject': l:ll . 'n', 'approveAll': l:ll . 'Y', 'run': l:ll . 'r'}
+endfunction
+
+function! s:InitOptions(buffer) abort
+  let l:settings = deepcopy(get(g:, 'chatls_settings', {}))
+  let l:settings.keys = extend(s:KeyNames(), get(l:settings, 'keys', {}))
+  return l:settings
+endfunction
+
 call ale#linter#Define('chat', {
 \   'name': 'chatls',
 \   'lsp': 'stdio',
@@ -41,10 +57,68 @@ call ale#linter#Define('chat', {
 \   'executable': {b -> get(g:, 'chatls_executable', 'chatls')},
 \   'command': {b -> '%e ' . get(g:, 'chatls_args', '')},
 \   'project_root': function('s:Root'),
-\   'initialization_options': {b -> get(g:, 'chatls_settings', {})},
+\   'initialization_options': function('s:InitOptions'),
 \   'lsp_config': {b -> {'chatls': get(g:, 'chatls_settings', {})}},
 \})
 let g:ale_linters = extend(get(g:, 'ale_linters', {}), {'chat': ['chatls']})
+
+" --- The connection: server edits and the status --------------------------
+
+" ALE applies a server's workspace/applyEdit only through a handler that its
+" code-action command registers on the connection; register it (and ours,
+" for chatls/status) as soon as the connection starts, so that the first
+" <C-]> on a fresh file already gets its placeholders.
+function! s:OnConnection(linter, details) abort
+  call ale#lsp#RegisterCallback(a:details.connection_id, function('ale#codefix#HandleLSPResponse'))
+  call ale#lsp#RegisterCallback(a:details.connection_id, function('s:OnMessage'))
+endfunction
+
+function! s:Connect(buffer) abort
+  let l:exe = get(g:, 'chatls_executable', 'chatls')
+  if !executable(l:exe)
+    call setbufvar(a:buffer, 'chatls_status', 'not running: ' . l:exe . ' not found')
+    if !get(s:, 'told_missing', 0)
+      let s:told_missing = 1
+      echohl ErrorMsg
+      echomsg printf("chatls: the server '%s' is not on PATH. Install it (go install ./cmd/chatls in the chatls checkout) or set g:chatls_executable to its full path.", l:exe)
+      echohl None
+    endif
+    return
+  endif
+  for l:linter in ale#linter#GetAll(['chat'])
+    if l:linter.name is# 'chatls'
+      call ale#lsp_linter#StartLSP(a:buffer, l:linter, function('s:OnConnection'))
+    endif
+  endfor
+endfunction
+
+" chatls/status: the document's status in one line, the one source for
+" ChatlsStatus() (put it in 'statusline') and the echo after <C-]>.
+function! s:OnMessage(conn_id, message) abort
+  if get(a:message, 'method', '') isnot# 'chatls/status'
+    return
+  endif
+  let l:params = get(a:message, 'params', {})
+  let l:buffer = bufnr(ale#path#FromFileURI(get(l:params, 'uri', '')))
+  if l:buffer > 0
+    call setbufvar(l:buffer, 'chatls_status', get(l:params, 'text', ''))
+    redrawstatus!
+  endif
+endfunction
+
+" ChatlsStatus is for 'statusline': set statusline+=%{ChatlsStatus()}
+function! ChatlsStatus() abort
+  if &filetype isnot# 'chat'
+    return ''
+  endif
+  let l:text = get(b:, 'chatls_status', '')
+  return empty(l:text) ? 'chatls: starting' : 'chatls: ' . l:text
+endfunction
+
+augroup chatls_connect
+  autocmd!
+  autocmd FileType chat call s:Connect(bufnr(''))
+augroup END
 
 " --- Reading the buffer: the tool call under the cursor --------------------
 
@@ -82,14 +156,22 @@ function! s:Uri() abort
   return ale#path#ToFileURI(expand('%:p'))
 endfunction
 
+let s:phase_words = {'categorize': 'placeholders inserted', 'execute': 'running what is approved', 'send': 'sending to the model'}
+
 function! s:ShowAdvance(response) abort
   let l:r = get(a:response, 'result', {})
   let g:chatls_last_advance = l:r
+  if has_key(a:response, 'error')
+    echomsg 'chatls: ' . get(a:response.error, 'message', 'the step failed')
+    return
+  endif
   if type(l:r) != v:t_dict
     return
   endif
-  echomsg get(l:r, 'ready', v:false) is v:true ? 'chatls: ready to send'
-  \   : printf('chatls: %s, %d pending, %d running', get(l:r, 'phase', ''), get(l:r, 'pending', 0), get(l:r, 'running', 0))
+  " The counts come from the pushed status (the step's own edits land after
+  " its answer); the step says what it did.
+  let l:did = get(s:phase_words, get(l:r, 'phase', ''), get(l:r, 'message', ''))
+  echomsg 'chatls: ' . (empty(l:did) ? ChatlsStatus()[8:] : l:did)
 endfunction
 
 function! ChatlsAdvance() abort

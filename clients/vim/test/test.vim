@@ -22,6 +22,7 @@ function! s:Check(name, ok, ...) abort
 endfunction
 
 function! s:Finish() abort
+  if !empty(v:errmsg) | call s:Log('errmsg: ' . v:errmsg) | endif
   call s:Log(printf('vim: %d passed, %d failed', s:passed, s:failed))
   execute s:failed == 0 ? 'qa!' : 'cq!'
 endfunction
@@ -45,6 +46,23 @@ let g:chatls_executable = $CHATLS_BIN
 let g:chatls_args = '--log-file ' . $CHATLS_LOG
 execute 'source ' . fnameescape($CHATLS_VIM)
 let g:maplocalleader = '\'
+
+" A fresh file, <C-]> before anything else: ALE applies the server's edit
+" only through a handler that a code action registers, so the snippet
+" registers it when the connection starts.
+call writefile(['@You:', 'list the files', '', '@Assistant:', '**Tool Use:** `bash` (`toolu_fresh`)', '', '```json',
+\   '{"command":"ls fresh-dir"}', '```'], $CHATLS_WS . '/fresh.chat')
+execute 'edit ' . fnameescape($CHATLS_WS . '/fresh.chat')
+call s:Wait(8000, 'ChatlsStatus() =~# "without a placeholder"')
+call s:Check('status pushed with the key to press', ChatlsStatus() is# 'chatls: 1 call without a placeholder (press <C-]> (next step))', ChatlsStatus())
+execute "normal \<C-]>"
+call s:Wait(15000, 'search("status=pending", "nw") > 0')
+call s:Check('<C-]> on a fresh file inserts the placeholder', search('^```flemma:tool status=pending', 'nw') > 0, getline(1, '$'))
+ALELint
+call s:Wait(8000, 'ChatlsStatus() =~# "waits for approval"')
+call s:Check('status after the step names the approve key', ChatlsStatus() is# 'chatls: 1 call waits for approval (press \y (approve))', ChatlsStatus())
+set nomodified
+bwipeout!
 
 let s:notes = []
 " ALE's messages go through echomsg; keep them for the log.
