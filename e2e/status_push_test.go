@@ -89,3 +89,17 @@ func TestOneInsertPlaceholdersAction(t *testing.T) {
 		t.Errorf("insert actions %q, want exactly [Insert approval placeholders]", inserts)
 	}
 }
+
+// Helix 25.07 names the document by %{buffer_name}, a path relative to its
+// working directory: chatls.advance finds the one open document with it.
+func TestAdvanceByRelativePath(t *testing.T) {
+	s := start(t, sessionOptions{})
+	uri := s.open("notes.chat", strings.Replace(bashDoc("echo x"), "\n\n@You:\n\n**Tool Result:** `toolu_m`\n\n```flemma:tool status=pending\n```\n", "\n", 1))
+	if _, err := s.command("chatls.advance", map[string]any{"path": "notes.chat"}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "```flemma:tool status=pending")
+	if _, err := s.command("chatls.advance", map[string]any{"path": "other.chat"}); err == nil || !strings.Contains(err.Error(), "no open document at other.chat") {
+		t.Errorf("an unknown path must be refused with its name, got %v", err)
+	}
+}

@@ -26,6 +26,10 @@ type commandArgs struct {
 	Rule  string `json:"rule"`
 	// Format "markdown" makes chatls.listTools answer {"markdown": DOC}.
 	Format string `json:"format"`
+	// Path names the document instead of URI, as an editor shows it:
+	// absolute, "~/…", or relative to the editor's directory (Helix 25.07's
+	// %{buffer_name}); see openDocByPath.
+	Path string `json:"path"`
 }
 
 // executeCommandParams is workspace/executeCommand's params; every chatls
@@ -96,6 +100,13 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		if err := json.Unmarshal(p.Arguments[0], &args); err != nil {
 			return nil, invalidParams(fmt.Errorf("%s takes one argument object: %v", p.Command, err))
 		}
+	}
+	if args.URI == "" && args.Path != "" {
+		uri, err := s.openDocByPath(args.Path)
+		if err != nil {
+			return nil, invalidParams(fmt.Errorf("%s: %v", p.Command, err))
+		}
+		args.URI = uri
 	}
 	switch {
 	case p.Command == "chatls.listTools":
