@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -11,6 +12,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/journal"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // docWorker runs autopilot passes for one document until it closes.
@@ -51,6 +53,10 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 		// Phase 3: nothing left to do here, the question is written.
 		if err := s.startSend(ctx, ds, true); err != nil {
 			report.Message = err.Error()
+			var rpcErr *jsonrpc2.Error
+			if errors.As(err, &rpcErr) {
+				report.Message = rpcErr.Message // the reason, not the wire form
+			}
 		} else {
 			report.Message = "sending"
 		}

@@ -115,7 +115,12 @@ end)
 check('inlay hint shows the preview at the fence opener', hint_text and hint_text:find('bash: $ echo hello-from-chatls', 1, true), hint_text)
 
 -- 6. statusline
-check('statusline counts the pending call', chatls.statusline() == 'chatls: 1 pending, 0 running', chatls.statusline())
+-- The server pushes the status, with the key to press (the plugin passed its key names).
+local waiting = 'chatls: 1 call waits for approval (press \\y (approve))'
+wait(5000, function()
+  return chatls.statusline() == waiting
+end)
+check('statusline shows the pushed status with the key', chatls.statusline() == waiting, chatls.statusline())
 
 -- 7. the server's code actions at the placeholder
 vim.api.nvim_win_set_cursor(0, { opener + 1, 0 })
@@ -152,6 +157,22 @@ local run_note = notes[n_run + 1] and notes[n_run + 1].msg or ''
 check('<M-CR> runs chatls.run for toolu_01A (refused while pending)', run_note:find('toolu_01A', 1, true) and run_note:find('pending', 1, true), run_note)
 local first_unexpected = #notes + 1
 
+-- 8b. explain opens a readable document in a split, not a dump
+vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<LocalLeader>e', true, false, true), 'x', false)
+wait(5000, function()
+  return vim.fn.bufnr('chatls://explain') ~= -1 and vim.fn.bufwinid(vim.fn.bufnr('chatls://explain')) ~= -1
+end)
+local explain_buf = vim.fn.bufnr('chatls://explain')
+local explain = explain_buf ~= -1 and vim.api.nvim_buf_get_lines(explain_buf, 0, -1, false) or {}
+check('explain shows a markdown document in a split', explain[1] == '# `bash` (`toolu_01A`) asks for your approval'
+  and vim.bo[explain_buf].filetype == 'markdown' and not table.concat(explain, '\n'):find('\\n', 1, true), table.concat(explain, '\n'))
+if vim.fn.bufwinid(explain_buf) ~= -1 then
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(explain_buf))
+  vim.cmd('close')
+end
+vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+vim.api.nvim_win_set_cursor(0, { json_row + 1, 0 })
+
 -- 9. approve with the key map, from inside the tool use's JSON
 vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<LocalLeader>y', true, false, true), 'x', false)
 local result_row
@@ -165,10 +186,11 @@ check('approve map: the result is written into the buffer', result_row ~= nil, t
 check('no placeholder left', not find_line(function(l)
   return l:match('^```flemma:')
 end))
-wait(2000, function()
-  return chatls.statusline() == 'chatls: idle'
+local ready = 'chatls: ready to send (press <C-]> (next step))'
+wait(5000, function()
+  return chatls.statusline() == ready
 end)
-check('statusline idle after the run', chatls.statusline() == 'chatls: idle', chatls.statusline())
+check('statusline: ready to send after the run', chatls.statusline() == ready, chatls.statusline())
 
 -- 10. <C-]> advances: nothing left, so the server says ready
 local before = #notes
@@ -176,7 +198,8 @@ vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-]>', true, false, true)
 wait(5000, function()
   return #notes > before
 end)
-check('<C-]> runs chatls.advance: ready to send', notes[before + 1] and notes[before + 1].msg == 'chatls: ready to send', notes[before + 1] and notes[before + 1].msg)
+local advance_note = notes[before + 1] and notes[before + 1].msg or ''
+check('<C-]> runs chatls.advance: ready to send', advance_note:sub(1, #'chatls: ready to send') == 'chatls: ready to send', advance_note)
 
 -- 11. the result reaches the disk on :write
 vim.cmd('silent write')
@@ -196,4 +219,20 @@ vim.lsp.stop_client(client.id)
 wait(2000, function()
   return vim.lsp.get_client_by_id(client.id) == nil
 end)
+
+-- 12. chatls missing from PATH: one clear message naming the setting, the
+-- statusline says so, and the keys say so instead of falling through.
+local n_missing = #notes
+chatls.setup({ cmd = { '/nonexistent/chatls' } })
+vim.fn.writefile({ '@You:', 'hi' }, WS .. '/other.chat')
+vim.cmd('edit ' .. WS .. '/other.chat')
+local said = {}
+for i = n_missing + 1, #notes do
+  said[#said + 1] = notes[i].msg
+end
+check('missing binary: one error naming the cmd setting', #said == 1 and said[1]:find('`/nonexistent/chatls` is not on PATH', 1, true)
+  and said[1]:find("setup({ cmd = {", 1, true) and notes[#notes].level == vim.log.levels.ERROR, table.concat(said, ' | '))
+check('missing binary: the statusline says not running', chatls.statusline() == 'chatls: not running (/nonexistent/chatls not found)', chatls.statusline())
+vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-]>', true, false, true), 'x', false)
+check('missing binary: <C-]> says why nothing happens', notes[#notes].msg:find('not running', 1, true) ~= nil, notes[#notes].msg)
 finish()

@@ -15,6 +15,10 @@ local function with_client(bufnr, fn)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client = lsp.client(bufnr)
   if not client then
+    local missing = require('chatls.status').missing
+    if missing then
+      return notify(('not running: `%s` is not on PATH (see :help chatls or clients/nvim/README.md)'):format(missing), vim.log.levels.ERROR)
+    end
     return notify('no chatls server attached to this buffer', vim.log.levels.WARN)
   end
   return fn(client, bufnr)
@@ -56,11 +60,15 @@ function M.advance(bufnr)
       if type(r) ~= 'table' then
         return
       end
-      if r.ready then
-        notify('ready to send')
-      else
-        notify(('%s: %d pending, %d running'):format(r.phase or 'step', r.pending or 0, r.running or 0))
+      -- The step says what it did; the counts are the statusline's (the
+      -- server pushes them once its edits have landed).
+      local did = ({ categorize = 'placeholders inserted', execute = 'running what is approved', send = 'ready to send' })[r.phase]
+      if r.phase == 'send' and r.message == 'sending' then
+        did = 'sending to the model'
+      elseif r.phase == 'send' and r.message and r.message ~= 'ready to send' then
+        did = 'ready to send; ' .. r.message -- why it was not sent
       end
+      notify(did or r.message or require('chatls.status').statusline(b):gsub('^chatls: ', ''))
     end)
   end)
 end
@@ -76,23 +84,40 @@ local function per_call(command, done)
   end
 end
 
-local function show(title, result)
-  local text = type(result) == 'string' and result or vim.inspect(result)
-  local body = vim.split(text, '\n', { plain = true })
-  table.insert(body, 1, title)
-  vim.lsp.util.open_floating_preview(body, 'markdown', { border = 'single' })
+-- show opens the server's markdown document in a scratch buffer (a split
+-- that scrolls, q closes it), reusing the window of the last one.
+local function show(name, markdown)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].filetype = 'markdown'
+    vim.bo[buf].bufhidden = 'hide'
+    vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = buf, silent = true })
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(markdown or '', '\n', { plain = true }))
+  vim.bo[buf].modifiable = false
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, buf)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
 end
 
 M.run = per_call('chatls.run') -- <M-CR>
 M.cancel = per_call('chatls.cancel')
 M.explain = per_call('chatls.explain', function(r)
-  show('# chatls: decision trace', r)
+  show('chatls://explain', type(r) == 'table' and r.markdown or vim.inspect(r))
 end)
 
 function M.list_tools(bufnr)
   with_client(bufnr, function(client, b)
-    M.execute(client, b, 'chatls.listTools', { uri = vim.uri_from_bufnr(b) }, function(r)
-      show('# chatls: tools', r)
+    M.execute(client, b, 'chatls.listTools', { uri = vim.uri_from_bufnr(b), format = 'markdown' }, function(r)
+      show('chatls://tools', type(r) == 'table' and r.markdown or vim.inspect(r))
     end)
   end)
 end

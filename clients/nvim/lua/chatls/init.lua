@@ -62,11 +62,36 @@ local function on_attach(client, bufnr)
 end
 
 local function handlers()
-  local h = { ['$/progress'] = status.on_progress }
+  local h = { ['$/progress'] = status.on_progress, ['chatls/status'] = status.on_status }
   if not hints.native then
     h['workspace/inlayHint/refresh'] = hints.on_refresh
   end
   return h
+end
+
+-- key_names are the maps as a user reads them (<LocalLeader> resolved), for
+-- the server's messages: "press \y (approve)". Settings names are camelCase.
+local function key_names()
+  local leader = vim.g.maplocalleader or '\\'
+  local out = {}
+  for name, lhs in pairs(M.options.keys or {}) do
+    if lhs then
+      out[name == 'approve_all' and 'approveAll' or name] = (lhs:gsub('<LocalLeader>', leader))
+    end
+  end
+  return out
+end
+
+-- missing tells once that the server cannot start, and with which setting
+-- that is fixed; the maps stay and say the same.
+local told_missing = false
+local function missing(exe)
+  status.missing = exe
+  if not told_missing then
+    told_missing = true
+    vim.notify(('chatls: the server `%s` is not on PATH. Install it (go install ./cmd/chatls in the chatls checkout) '
+      .. "or give its full path: require('chatls').setup({ cmd = { '/path/to/chatls' } })"):format(exe), vim.log.levels.ERROR)
+  end
 end
 
 -- attach starts/reuses the workspace's server for a chat buffer.
@@ -74,6 +99,12 @@ function M.attach(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if vim.api.nvim_buf_get_name(bufnr) == '' then
     return -- the server keys documents by file URI
+  end
+  local exe = (M.options.cmd or {})[1]
+  if exe and vim.fn.executable(exe) == 0 then
+    missing(exe)
+    set_keys(bufnr)
+    return
   end
   local opts = vim.tbl_extend('force', M.options, { on_attach = on_attach })
   return lsp.attach(bufnr, opts, handlers())
@@ -92,6 +123,7 @@ local COMMANDS = {
 
 function M.setup(opts)
   M.options = vim.tbl_deep_extend('force', M.defaults, opts or {})
+  M.options.settings = vim.tbl_deep_extend('keep', M.options.settings or {}, { keys = key_names() })
   local group = vim.api.nvim_create_augroup('chatls', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,

@@ -7,6 +7,21 @@ local doc = require('chatls.doc')
 local M = {}
 
 M.running = {} -- client_id -> { token -> {title=, message=} }
+M.server_text = {} -- bufnr -> the server's last chatls/status text
+M.missing = nil -- the server binary, when it is not on PATH
+
+-- on_status takes the server's chatls/status notice: the one source of the
+-- counts (the buffer text cannot know what runs or what already ran).
+function M.on_status(_, result)
+  if type(result) ~= 'table' or type(result.uri) ~= 'string' then
+    return
+  end
+  local bufnr = vim.uri_to_bufnr(result.uri)
+  M.server_text[bufnr] = result.text
+  vim.schedule(function()
+    vim.cmd('redrawstatus!')
+  end)
+end
 
 -- on_progress tracks chatls's work-done progress; installed as the
 -- client's $/progress handler in front of Neovim's own.
@@ -54,9 +69,17 @@ function M.statusline(bufnr)
   if vim.bo[bufnr].filetype ~= 'chat' then
     return ''
   end
+  if M.missing then
+    return 'chatls: not running (' .. M.missing .. ' not found)'
+  end
+  local text = M.server_text[bufnr]
+  if text then
+    return 'chatls: ' .. text
+  end
+  -- Before the server's first notice: what the buffer says.
   local pending, running, message = M.counts(bufnr)
   if pending == 0 and running == 0 then
-    return 'chatls: idle'
+    return 'chatls: starting'
   end
   local s = ('chatls: %d pending, %d running'):format(pending, running)
   if message then
