@@ -258,12 +258,21 @@ Asked at point when point is in ID's result block, else at its placeholder."
 ;;;; Commands
 
 (defun chatls-advance ()
-  "Take the next step of the approval cycle (chatls.advance)."
+  "Take the next step of the approval cycle (chatls.advance).
+The message says what the step did; the counts are the mode line's,
+which the server pushes once the step's edits have landed."
   (interactive)
-  (let ((r (chatls--command "chatls.advance" (list :uri (chatls--uri)))))
-    (message "chatls: %s" (if (eq (chatls--get r "ready") t) "ready to send"
-                            (format "%s, %s pending, %s running" (chatls--get r "phase")
-                                    (chatls--get r "pending") (chatls--get r "running"))))
+  (let* ((r (chatls--command "chatls.advance" (list :uri (chatls--uri))))
+         (phase (chatls--get r "phase"))
+         (why (chatls--get r "message")))
+    (message "chatls: %s"
+             (cond ((equal phase "categorize") "placeholders inserted")
+                   ((equal phase "execute") "running what is approved")
+                   ((and (equal phase "send") (equal why "sending")) "sending to the model")
+                   ((and (equal phase "send") why (not (equal why "ready to send"))) (concat "ready to send; " why))
+                   ((equal phase "send") "ready to send")
+                   (why why)
+                   (t (string-trim (chatls-mode-line) " \\[" "\\]"))))
     r))
 
 (defun chatls-approve ()
@@ -292,24 +301,76 @@ Asked at point when point is in ID's result block, else at its placeholder."
   (chatls--command "chatls.cancel" (list :uri (chatls--uri) :id (chatls--call-id))))
 
 (defun chatls--show (title result)
-  (with-help-window (format "*chatls: %s*" title)
-    (princ (if (stringp result) result (json-encode result)))))
+  "Show the server's markdown document in RESULT in the buffer *chatls TITLE*."
+  (let ((text (or (and (not (stringp result)) (chatls--get result "markdown"))
+                  (if (stringp result) result (json-encode result)))))
+    (with-current-buffer (get-buffer-create (format "*chatls %s*" title))
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert text)
+        (goto-char (point-min))
+        (if (fboundp 'markdown-view-mode) (markdown-view-mode) (special-mode)))
+      (display-buffer (current-buffer))
+      (current-buffer))))
 
 (defun chatls-explain ()
-  "Show the policy decision trace for the call at point (chatls.explain)."
+  "Show why the policy decided what it did for the call at point (chatls.explain)."
   (interactive)
   (chatls--show "explain" (chatls--command "chatls.explain" (list :uri (chatls--uri) :id (chatls--call-id)))))
 
 (defun chatls-list-tools ()
-  "Show the tools chatls offers (chatls.listTools)."
+  "Show the tools chatls offers, with their inputs (chatls.listTools)."
   (interactive)
-  (chatls--show "tools" (chatls--command "chatls.listTools" (list :uri (chatls--uri)))))
+  (chatls--show "tools" (chatls--command "chatls.listTools" (list :uri (chatls--uri) :format "markdown"))))
+
+(defvar-local chatls--status nil
+  "The server's last chatls/status text for this buffer.")
+
+(defun chatls--on-status (uri text)
+  "Store TEXT, the status the server pushed for URI, and show it."
+  (dolist (buf (buffer-list))
+    (with-current-buffer buf
+      (when (and (derived-mode-p 'chatls-mode) buffer-file-name (equal (chatls--uri) uri))
+        (setq chatls--status text)
+        (force-mode-line-update)))))
 
 (defun chatls-mode-line ()
-  "Mode-line text: pending approvals and running tools."
-  (let ((c (chatls-counts)))
-    (if (and (zerop (car c)) (zerop (cdr c))) ""
-      (format " [%d pending, %d running]" (car c) (cdr c)))))
+  "Mode-line text: the status the server pushes (what waits, what runs),
+or the buffer's own count before the server's first word."
+  (cond (chatls--status (format " [%s]" chatls--status))
+        (t (let ((c (chatls-counts)))
+             (if (and (zerop (car c)) (zerop (cdr c))) ""
+               (format " [%d pending, %d running]" (car c) (cdr c)))))))
+
+(defconst chatls--key-names
+  '(:advance "C-c C-c" :approve "C-c C-a" :reject "C-c C-k" :approveAll "C-c M-a"
+    :run "M-RET" :cancel "C-c C-s" :explain "C-c C-e")
+  "The keys of `chatls-mode-map', as the server's messages name them.")
+
+(defun chatls--init-options ()
+  "`chatls-settings' with the key names added, for the server's messages."
+  (let ((s chatls-settings))
+    (cond ((hash-table-p s)
+           (let ((copy (copy-hash-table s)))
+             (unless (gethash "keys" copy) (puthash "keys" chatls--key-names copy))
+             copy))
+          ((plist-get s :keys) s)
+          (t (append (list :keys chatls--key-names) s)))))
+
+(defun chatls-eglot-ensure ()
+  "Start eglot for this buffer, or say once what is missing.
+Use it in `chatls-mode-hook' instead of `eglot-ensure': when the
+server is not on `exec-path' it says which setting fixes that,
+instead of an error from a post-command hook."
+  (if (executable-find (car chatls-program))
+      (eglot-ensure)
+    (setq chatls--status (format "not running: %s not found" (car chatls-program)))
+    (unless (get 'chatls-program 'chatls-told)
+      (put 'chatls-program 'chatls-told t)
+      (display-warning 'chatls
+                       (format "The server `%s' is not on exec-path. Install it (go install ./cmd/chatls in the chatls checkout) or set `chatls-program' to its full path, e.g. (setq chatls-program '(\"/home/me/go/bin/chatls\"))."
+                               (car chatls-program))
+                       :error))))
 
 ;;;; The major mode
 
@@ -351,7 +412,12 @@ Asked at point when point is in ID's result block, else at its placeholder."
       :documentation "chatls, the approval server for .chat files.")
 
     (cl-defmethod eglot-initialization-options ((_server chatls-eglot-server))
-      (or chatls-settings (make-hash-table)))
+      (chatls--init-options))
+
+    ;; The document's status, pushed by the server: the mode line shows it.
+    (cl-defmethod eglot-handle-notification
+      ((_server chatls-eglot-server) (_method (eql chatls/status)) &key uri text &allow-other-keys)
+      (chatls--on-status uri text))
 
     ;; Results arrive as workspace/applyEdit; eglot asks before each by default.
     (cl-defmethod eglot-handle-request
@@ -383,7 +449,10 @@ Asked at point when point is in ID's result block, else at its placeholder."
    (make-lsp-client
     :new-connection (lsp-stdio-connection (lambda () chatls-program))
     :activation-fn (lsp-activate-on "chat")
-    :initialization-options (lambda () (or chatls-settings (make-hash-table)))
+    :initialization-options #'chatls--init-options
+    :notification-handlers (let ((h (make-hash-table :test #'equal)))
+                             (puthash "chatls/status" (lambda (_ params) (chatls--on-status (gethash "uri" params) (gethash "text" params))) h)
+                             h)
     :server-id 'chatls)))
 
 (provide 'chatls)

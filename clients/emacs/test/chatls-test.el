@@ -91,7 +91,16 @@ didChange never fires: send pending changes here instead."
     (chatls-test-check "inlay hint previews the call"
                        (cl-some (lambda (l) (string-prefix-p "bash: $ echo hello-from-chatls" l)) labels) labels))
 
-  (chatls-test-check "mode line counts the pending call" (equal (chatls-mode-line) " [1 pending, 0 running]") (chatls-mode-line))
+  (chatls-test-wait 5 (lambda () chatls--status))
+  (chatls-test-check "mode line shows the pushed status with the key"
+                     (equal (chatls-mode-line) " [1 call waits for approval (press C-c C-a (approve))]") (chatls-mode-line))
+  ;; Explain: a readable document in its own buffer, not a JSON line.
+  (goto-char (chatls-test-line-start "\"command\":\"echo hello-from-chatls\""))
+  (let ((buf (call-interactively (key-binding (kbd "C-c C-e")))))
+    (chatls-test-check "C-c C-e shows the decision as a document"
+                       (and (bufferp buf) (with-current-buffer buf
+                                            (string-prefix-p "# `bash` (`toolu_01A`) asks for your approval" (buffer-string))))
+                       (and (bufferp buf) (with-current-buffer buf (buffer-string)))))
 
   ;; Point inside the tool use's JSON: the Approve action is found at its placeholder.
   (goto-char (chatls-test-line-start "\"command\":\"echo hello-from-chatls\""))
@@ -107,7 +116,9 @@ didChange never fires: send pending changes here instead."
                      (chatls-test-wait 15 (lambda () (string-match-p "\nhello-from-chatls\n" (buffer-string))))
                      (buffer-string))
   (chatls-test-check "no placeholder left" (not (string-match-p "^```flemma:" (buffer-string))))
-  (chatls-test-check "mode line idle after the run" (equal (chatls-mode-line) "") (chatls-mode-line))
+  (chatls-test-wait 5 (lambda () (equal chatls--status "ready to send (press C-c C-c (next step))")))
+  (chatls-test-check "mode line: ready to send after the run"
+                     (equal (chatls-mode-line) " [ready to send (press C-c C-c (next step))]") (chatls-mode-line))
 
   (let ((r (call-interactively (key-binding (kbd "C-c C-c")))))
     (chatls-test-check "C-c C-c runs chatls.advance: ready to send" (eq (plist-get r :ready) t) r))
@@ -117,6 +128,26 @@ didChange never fires: send pending changes here instead."
                      (with-temp-buffer (insert-file-contents file)
                                        (string-match-p "\nhello-from-chatls\n" (buffer-string))))
   (ignore-errors (eglot-shutdown (eglot--current-server-or-lose)))
+
+  ;; chatls missing: one warning naming the setting, no error, the mode line says so.
+  (let ((chatls-program '("/nonexistent/chatls"))
+        (other (expand-file-name "other.chat" (file-name-directory file))))
+    (with-temp-file other (insert "@You:\nhi\n"))
+    (with-current-buffer (find-file-noselect other)
+      (condition-case err
+          (progn (chatls-eglot-ensure) (chatls-eglot-ensure))
+        (error (chatls-test-check "missing binary: no error" nil err)))
+      (let ((warning (with-current-buffer (get-buffer-create "*Warnings*") (buffer-string))))
+        (chatls-test-check "missing binary: one warning naming chatls-program"
+                           (and (string-match-p "`/nonexistent/chatls' is not on exec-path" warning)
+                                (string-match-p "chatls-program" warning)
+                                (= 1 (let ((n 0) (start 0))
+                                       (while (string-match "is not on exec-path" warning start)
+                                         (setq n (1+ n) start (match-end 0)))
+                                       n)))
+                           warning))
+      (chatls-test-check "missing binary: the mode line says not running"
+                         (equal (chatls-mode-line) " [not running: /nonexistent/chatls not found]") (chatls-mode-line))))
   (chatls-test-finish))
 
 ;;; chatls-test.el ends here
