@@ -14,8 +14,8 @@ func bashDoc(command string) string {
 	return strings.Replace(revokeDoc, "touch marker-a", command, 1)
 }
 
-// chatls.cancel stops a running tool and its children; the block gets the
-// fixed text.
+// chatls.cancel stops a running tool and its children; the block keeps what
+// it printed, then the fixed text.
 func TestCancelRunningTool(t *testing.T) {
 	s := start(t, sessionOptions{})
 	uri := s.open("cancel.chat", bashDoc("echo begun; sleep 60 & sleep 60; wait"))
@@ -30,6 +30,18 @@ func TestCancelRunningTool(t *testing.T) {
 	}
 	if !strings.Contains(titles, "Cancel\n") {
 		t.Errorf("a running call must offer Cancel, got:\n%s", titles)
+	}
+	// Its first line has been read (the progress reports it): the cancel
+	// comes after output, as when a user stops a command to look at it.
+	if err := s.c.WaitFor(10*time.Second, "progress with the first line", func(st *lspclient.State) bool {
+		for _, e := range st.Events() {
+			if e.Kind == "progress" && strings.Contains(string(e.Data), "begun") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
 	}
 	began := time.Now()
 	out, err := s.command("chatls.cancel", map[string]any{"uri": uri, "id": "toolu_m"})
