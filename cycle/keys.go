@@ -5,26 +5,21 @@ package cycle
 // rather than name a protocol command.
 type Keys map[string]string
 
-// Actions with a key, and the protocol command each one runs.
+// The actions messages name (the keys setting has more, for clients), and
+// what each is called without a key.
 const (
 	KeyAdvance = "advance" // chatls.advance: the next step
-	KeySend    = "send"    // chatls.send
-	KeyApprove = "approve"
-	KeyExplain = "explain"
+	KeyApprove = "approve" // the Approve code action
 )
 
 var keyCommands = map[string]string{
 	KeyAdvance: "chatls.advance",
-	KeySend:    "chatls.send",
 	KeyApprove: "the Approve action",
-	KeyExplain: "chatls.explain",
 }
 
 var keyWords = map[string]string{
 	KeyAdvance: "next step",
-	KeySend:    "send",
 	KeyApprove: "approve",
-	KeyExplain: "explain",
 }
 
 // Do says how the user does action: "press <C-]> (next step)" when the

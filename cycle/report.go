@@ -24,6 +24,9 @@ type Report struct {
 	Running int    `json:"running"`
 	Ready   bool   `json:"ready"`
 	Message string `json:"message,omitempty"`
+	// Unanswered counts the valid tool uses without a result (not part of
+	// chatls.advance's answer; the pushed status shows it).
+	Unanswered int `json:"-"`
 }
 
 // Count counts what is left: results being written count as running;
@@ -33,10 +36,9 @@ type Report struct {
 func Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
-	unanswered := 0
 	for _, u := range doc.ToolUses {
 		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
-			unanswered++
+			r.Unanswered++
 		}
 	}
 	for _, res := range doc.ToolResults {
@@ -47,7 +49,7 @@ func Count(doc *chatdoc.Document, l *Ledger) Report {
 			r.Pending++
 		}
 	}
-	r.Ready = r.Pending == 0 && r.Running == 0 && unanswered == 0 && len(dups) == 0
+	r.Ready = r.Pending == 0 && r.Running == 0 && r.Unanswered == 0 && len(dups) == 0
 	if len(dups) > 0 {
 		ids := make([]string, 0, len(dups))
 		for id := range dups {

@@ -9,7 +9,6 @@ package execution
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -112,14 +111,7 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 		return Outcome{Result: res, Ran: true}
 	}
 	if errors.Is(context.Cause(ctx), ErrCancelled) || res.Cancelled {
-		// The output before the cancel stays when the tool kept it (bash
-		// does, as for a timeout), then the fixed text.
-		text := cycle.TextCancelled
-		if kept, ok := strings.CutSuffix(res.Text, cycle.TextCancelled); ok && res.Cancelled {
-			text = kept + cycle.TextCancelled
-		}
-		res = tools.Result{Text: text, IsError: true, Cancelled: true, ExitCode: res.ExitCode,
-			Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}
+		res = res.AsCancelled()
 	}
 	if res.Text == "" {
 		res.Text = cycle.TextNoOutput

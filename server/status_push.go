@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 )
 
@@ -20,7 +19,7 @@ const MethodStatus = "chatls/status"
 type statusNotice struct {
 	URI string `json:"uri"`
 	docStatus
-	Unanswered int    `json:"unanswered"`
+	Unanswered int    `json:"unanswered"` // docStatus.Report's, which its own JSON leaves out
 	Text       string `json:"text"`
 }
 
@@ -29,30 +28,17 @@ type statusNotice struct {
 func (s *Server) pushStatus(ds *docState) {
 	doc, l := s.view(ds)
 	keys := s.keyNames(ds)
-	st := statusNotice{URI: ds.uri, docStatus: s.status(ds), Unanswered: unanswered(doc, l)}
+	status := s.status(ds)
+	st := statusNotice{URI: ds.uri, docStatus: status, Unanswered: status.Unanswered}
 	st.Text = statusText(st, keys, func() string { return sendReadiness(doc, l, keys) })
 	s.mu.Lock()
-	same := ds.lastStatus == st.Text && !ds.closed
-	if ds.closed || same {
+	if ds.closed || ds.lastStatus == st.Text {
 		s.mu.Unlock()
 		return
 	}
 	ds.lastStatus = st.Text
 	s.mu.Unlock()
 	s.notify(MethodStatus, st)
-}
-
-// unanswered counts the valid tool uses without a result (and without an
-// ID shared with another use: those are diagnosed, not counted).
-func unanswered(doc *chatdoc.Document, l *cycle.Ledger) int {
-	dups := cycle.DuplicateIDs(doc)
-	n := 0
-	for _, u := range doc.ToolUses {
-		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() && !l.Busy(u.ID) {
-			n++
-		}
-	}
-	return n
 }
 
 // statusText is the status in one line, with the key that moves it on:

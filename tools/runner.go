@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -131,10 +130,7 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	res := r.executeWithRetries(ctx, tool, call, env, finished)
 	if errors.Is(context.Cause(ctx), errCancelledByUser) {
-		if res.Cancelled && strings.HasSuffix(res.Text, CancelledText) {
-			return limitResult(res, call, env) // the output before the cancel, then the text
-		}
-		return Result{Text: CancelledText, IsError: true, Cancelled: true, ExitCode: res.ExitCode}
+		return limitResult(res.AsCancelled(), call, env)
 	}
 	return limitResult(res, call, env)
 }

@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -114,4 +115,15 @@ type Tool interface {
 	// Run executes an already validated call. It must honour ctx cancellation
 	// and never panic on any input.
 	Run(ctx context.Context, call Call, env Env) Result
+}
+
+// AsCancelled is r as the result of a call the user cancelled: what the
+// tool printed before the cancel stays when the tool kept it (bash does,
+// as for a timeout), ending in CancelledText; otherwise CancelledText alone.
+func (r Result) AsCancelled() Result {
+	if !r.Cancelled || !strings.HasSuffix(r.Text, CancelledText) {
+		r.Text = CancelledText
+	}
+	r.IsError, r.Cancelled = true, true
+	return r
 }
