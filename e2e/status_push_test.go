@@ -62,14 +62,19 @@ func TestStatusIsPushedAndAgreesWithTheDocument(t *testing.T) {
 	s.waitStatus(uri, "ready to send (press <C-]> (next step))")
 
 	// Undo: the result goes, the pending placeholder is back. Nothing runs
-	// (the tool ran once), and the status says so.
+	// (the tool ran once), and the status says so rather than asking for an
+	// approval that would not run it.
 	if err := s.c.ReplaceAll(s.ctx, uri, before); err != nil {
 		t.Fatal(err)
 	}
-	fields = s.waitStatus(uri, "1 call waits for approval")
-	if fields["running"] != 0.0 {
-		t.Errorf("after the undo nothing runs, the notice says %v", fields)
+	fields = s.waitStatus(uri, "1 call already ran (press <C-]> (next step) to write the result)")
+	if fields["running"] != 0.0 || fields["waiting"] != 0.0 || fields["alreadyRan"] != 1.0 {
+		t.Errorf("after the undo nothing runs or waits, the notice says %v", fields)
 	}
+	// The next step writes what the journal recorded, without running again.
+	s.advance(uri)
+	s.waitText(uri, "the tool was not run again")
+	s.waitStatus(uri, "ready to send")
 }
 
 // The one action that inserts placeholders: no second quick fix doing the

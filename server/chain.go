@@ -128,7 +128,7 @@ func (s *Server) continueChain(ds *docState) {
 		return
 	}
 	doc, l := s.view(ds)
-	if sendReadiness(doc, l, nil) != "" {
+	if sendReadiness(doc, l, nil, nil) != "" {
 		return
 	}
 	if err := s.startSend(s.baseCtx, ds, false); err != nil {
@@ -174,11 +174,14 @@ type docStatus struct {
 	cycle.Report
 	// Waiting counts the calls that wait for the user (status=pending);
 	// Pending also counts approved ones about to run.
-	Waiting int         `json:"waiting"`
-	Sending bool        `json:"sending"`
-	Model   string      `json:"model,omitempty"`
-	Chain   *chainShown `json:"chain,omitempty"`
-	Problem string      `json:"problem,omitempty"`
+	Waiting int `json:"waiting"`
+	// AlreadyRan counts the placeholders of calls the journal says ran:
+	// the next step writes their recorded result.
+	AlreadyRan int         `json:"alreadyRan"`
+	Sending    bool        `json:"sending"`
+	Model      string      `json:"model,omitempty"`
+	Chain      *chainShown `json:"chain,omitempty"`
+	Problem    string      `json:"problem,omitempty"`
 }
 
 type chainShown struct {
@@ -189,7 +192,8 @@ type chainShown struct {
 
 func (s *Server) status(ds *docState) docStatus {
 	doc, l := s.view(ds)
-	st := docStatus{Report: cycle.Count(doc, l), Waiting: waitingForUser(doc, l)}
+	st := docStatus{Report: cycle.Count(doc, l)}
+	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {

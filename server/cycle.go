@@ -49,7 +49,7 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 	executed := s.resolve(ds, force, "")
 	doc, l := s.view(ds)
 	report := cycle.Count(doc, l).WithPhase(categorized, executed)
-	if force && report.Phase == cycle.PhaseSend && sendReadiness(doc, l, nil) == "" {
+	if force && report.Phase == cycle.PhaseSend && sendReadiness(doc, l, nil, nil) == "" {
 		// Phase 3: nothing left to do here, the question is written.
 		if err := s.startSend(ctx, ds, true); err != nil {
 			report.Message = err.Error()
@@ -169,6 +169,11 @@ func (s *Server) facts(ds *docState, doc *chatdoc.Document, logSource string) cy
 		Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) },
 		Invalid: func(u *chatdoc.ToolUse) string { return s.registry.InvalidInput(u.Name, u.Input) },
 	}
+}
+
+// ranHere says whether the journal knows a tool of the document already ran.
+func (s *Server) ranHere(ds *docState) func(id string) bool {
+	return cycle.Facts{Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) }}.AlreadyRan
 }
 
 // journalEntry is what the execution journal knows about a tool of the

@@ -39,10 +39,13 @@ func (s *Server) refuseSend(reason string) error {
 }
 
 // sendReadiness is why the document cannot be sent now ("" when it can).
-func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys) string {
+// ran says which calls the journal knows already ran (nil: none).
+func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys, ran func(id string) bool) string {
 	r := cycle.Count(doc, l)
-	waiting := waitingForUser(doc, l)
+	waiting, alreadyRan := waitingForUser(doc, l, ran)
 	switch {
+	case alreadyRan > 0:
+		return strconv.Itoa(alreadyRan) + " tool call(s) already ran: " + keys.Do(cycle.KeyAdvance) + " to write the result"
 	case waiting == 1:
 		return "1 tool call waits for approval"
 	case waiting > 1:
@@ -64,16 +67,23 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys) stri
 	return ""
 }
 
-// waitingForUser counts the calls that wait for the user: status=pending
-// placeholders nothing runs.
-func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger) int {
-	n := 0
+// waitingForUser counts the calls that wait for the user (status=pending
+// placeholders nothing runs) and, apart, the empty placeholders of calls
+// that already ran (ran, may be nil): approving those would not run them
+// again, the next step writes what the journal recorded.
+func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger, ran func(id string) bool) (waiting, alreadyRan int) {
 	for _, r := range doc.ToolResults {
-		if r.IsPlaceholder() && r.Status == chatdoc.StatusPending && doc.ToolResult(r.ID) == r && !l.Busy(r.ID) {
-			n++
+		if !r.IsPlaceholder() || doc.ToolResult(r.ID) != r || l.Busy(r.ID) {
+			continue
+		}
+		switch {
+		case ran != nil && ran(r.ID) && strings.TrimSpace(r.Content) == "":
+			alreadyRan++
+		case r.Status == chatdoc.StatusPending:
+			waiting++
 		}
 	}
-	return n
+	return waiting, alreadyRan
 }
 
 // hasContent says whether a @You: message holds text, file references or
@@ -114,7 +124,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 	}
 	doc, l := s.view(ds)
 	eff := s.settings.effectiveFor(ds.path)
-	if why := sendReadiness(doc, l, eff.Keys); why != "" {
+	if why := sendReadiness(doc, l, eff.Keys, s.ranHere(ds)); why != "" {
 		release()
 		return s.refuseSend(why)
 	}

@@ -30,7 +30,7 @@ func (s *Server) pushStatus(ds *docState) {
 	keys := s.keyNames(ds)
 	status := s.status(ds)
 	st := statusNotice{URI: ds.uri, docStatus: status, Unanswered: status.Unanswered}
-	st.Text = statusText(st, keys, func() string { return sendReadiness(doc, l, keys) })
+	st.Text = statusText(st, keys, func() string { return sendReadiness(doc, l, keys, s.ranHere(ds)) })
 	s.mu.Lock()
 	if ds.closed || ds.lastStatus == st.Text {
 		s.mu.Unlock()
@@ -61,7 +61,10 @@ func statusText(st statusNotice, keys cycle.Keys, readiness func() string) strin
 	if st.Waiting > 0 {
 		parts = append(parts, plural(st.Waiting, "call waits for approval", "calls wait for approval")+" ("+keys.Do(cycle.KeyApprove)+")")
 	}
-	if approved := st.Pending - st.Waiting; approved > 0 {
+	if st.AlreadyRan > 0 {
+		parts = append(parts, plural(st.AlreadyRan, "call already ran", "calls already ran")+" ("+keys.Do(cycle.KeyAdvance)+" to write the result)")
+	}
+	if approved := st.Pending - st.Waiting - st.AlreadyRan; approved > 0 {
 		parts = append(parts, plural(approved, "approved call to run", "approved calls to run")+" ("+keys.Do(cycle.KeyAdvance)+")")
 	}
 	if st.Unanswered > 0 {
