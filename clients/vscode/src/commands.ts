@@ -15,6 +15,17 @@ export interface AdvanceResult {
   pending?: number;
   running?: number;
   ready?: boolean;
+  message?: string;
+}
+
+// advanceSaid is what a step did, in words. The counts are the status bar's:
+// the server pushes them once its edits have landed, while this answer's
+// were counted before.
+export function advanceSaid(r: AdvanceResult): string | undefined {
+  if (r.phase === 'send' && r.message === 'sending') return 'sending to the model';
+  if (r.phase === 'send' && r.message && r.message !== 'ready to send') return `ready to send; ${r.message}`;
+  const did: Record<string, string> = { categorize: 'placeholders inserted', execute: 'running what is approved', send: 'ready to send' };
+  return (r.phase && did[r.phase]) || r.message;
 }
 
 function chatEditor(): vscode.TextEditor | undefined {
@@ -68,7 +79,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
   const server = async <T>(command: string, args: object): Promise<T | undefined> => {
     const client = getClient();
     if (!client) {
-      vscode.window.showErrorMessage('chatls: the language server is not running');
+      vscode.window.showErrorMessage('chatls: the language server is not running (the status bar says why)');
       return undefined;
     }
     return client.sendRequest<T>('workspace/executeCommand', { command, arguments: [args] });
@@ -78,10 +89,16 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
     const id = e && toolAtCursor(e);
     if (e && id) return server(command, { uri: e.document.uri.toString(), id });
   };
-  const show = async (title: string, result: unknown) => {
-    const text = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
-    const doc = await vscode.workspace.openTextDocument({ content: `# ${title}\n\n${text}\n`, language: 'markdown' });
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  // show renders the server's markdown in a preview beside the conversation.
+  // The text lives in a read-only chatls: document, so closing it never asks
+  // to save; showing the same name again refreshes it.
+  const pages = new ReadOnlyPages();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(ReadOnlyPages.scheme, pages));
+  const show = async (name: string, result: { markdown?: string } | undefined) => {
+    if (typeof result?.markdown !== 'string') return;
+    const uri = pages.set(name, result.markdown);
+    await vscode.workspace.openTextDocument(uri);
+    await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
   };
 
   const commands: Record<string, (...args: unknown[]) => unknown> = {
@@ -89,23 +106,31 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
       const e = chatEditor();
       if (!e) return;
       const r = await server<AdvanceResult>('chatls.advance', { uri: e.document.uri.toString() });
-      if (r?.ready) vscode.window.setStatusBarMessage('chatls: ready to send', 4000);
-      else if (r) vscode.window.setStatusBarMessage(`chatls: ${r.phase ?? 'step'} — ${r.pending ?? 0} pending, ${r.running ?? 0} running`, 4000);
+      const said = r && advanceSaid(r);
+      if (said) vscode.window.setStatusBarMessage(`chatls: ${said}`, 4000);
       return r;
     },
     'chatls.client.runAtCursor': perCall('chatls.run'),
-    'chatls.client.cancelAtCursor': perCall('chatls.cancel'),
+    // In a tool call: stop that call. Elsewhere: stop the answer being
+    // written (chatls.cancel without an id; what arrived stays).
+    'chatls.client.cancelAtCursor': async () => {
+      const e = chatEditor();
+      if (!e) return;
+      const id = toolIdAt(splitLines(e.document.getText()), e.selection.active.line);
+      return server('chatls.cancel', id ? { uri: e.document.uri.toString(), id } : { uri: e.document.uri.toString() });
+    },
     'chatls.client.explainAtCursor': async () => {
-      const r = await perCall('chatls.explain')();
-      if (r !== undefined) await show('chatls: decision trace', r);
+      const r = (await perCall('chatls.explain')()) as { markdown?: string } | undefined;
+      await show('explain.md', r);
       return r;
     },
     'chatls.client.approveAtCursor': () => applyAction(/^Approve /, /^Approve all /),
     'chatls.client.rejectAtCursor': () => applyAction(/^Reject /, /^Reject all /),
     'chatls.client.listTools': async () => {
       const e = vscode.window.activeTextEditor;
-      const r = await server('chatls.listTools', e ? { uri: e.document.uri.toString() } : {});
-      if (r !== undefined) await show('chatls: tools', r);
+      const uri = e?.document.languageId === 'chat' ? { uri: e.document.uri.toString() } : {};
+      const r = await server<{ markdown?: string }>('chatls.listTools', { ...uri, format: 'markdown' });
+      await show('tools.md', r);
       return r;
     },
     'chatls.client.restart': restart,
@@ -113,5 +138,25 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
   };
   for (const [name, fn] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
+  }
+}
+
+// ReadOnlyPages are the markdown pages chatls shows (explain, the tool list)
+// as documents of the chatls: scheme.
+class ReadOnlyPages implements vscode.TextDocumentContentProvider {
+  static readonly scheme = 'chatls';
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  set(name: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: ReadOnlyPages.scheme, path: '/' + name });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
   }
 }

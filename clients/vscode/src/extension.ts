@@ -7,8 +7,9 @@ import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { runSelfTest } from './selftest';
+import { findServer } from './serverPath';
 import { section, serverSettings } from './settings';
-import { StatusBar } from './statusBar';
+import { StatusBar, StatusNotice } from './statusBar';
 
 let client: LanguageClient | undefined;
 
@@ -19,10 +20,13 @@ export interface ChatlsApi {
   serverSettings(): Record<string, unknown>;
 }
 
-function serverOptions(): ServerOptions {
-  const cfg = vscode.workspace.getConfiguration('chatls');
+function serverCommand(): string {
+  return vscode.workspace.getConfiguration('chatls').get<string>('server.path') || 'chatls';
+}
+
+function serverOptions(command: string): ServerOptions {
   // No `transport`: languageclient would append --stdio; chatls serves stdio anyway.
-  return { command: cfg.get<string>('server.path') || 'chatls', args: cfg.get<string[]>('server.args') ?? [] };
+  return { command, args: vscode.workspace.getConfiguration('chatls').get<string[]>('server.args') ?? [] };
 }
 
 function clientOptions(ext: vscode.Extension<unknown>): LanguageClientOptions {
@@ -43,19 +47,32 @@ function clientOptions(ext: vscode.Extension<unknown>): LanguageClientOptions {
   };
 }
 
+const openServerSetting = () => vscode.commands.executeCommand('workbench.action.openSettings', 'chatls.server.path');
+
+// missingServer is the one message for a chatls that is not there: what is
+// missing and the setting that fixes it.
+async function missingServer(command: string, status: StatusBar): Promise<void> {
+  const what = command.includes('/') ? `"${command}" (chatls.server.path) is not an executable file` : `"${command}" was not found on PATH`;
+  const message = `chatls: ${what}. Install it (go install ./cmd/chatls in the chatls repository) or set "chatls.server.path" to the binary's full path.`;
+  status.setServerState('missing', message);
+  if (await vscode.window.showErrorMessage(message, 'Open Settings')) await openServerSetting();
+}
+
 async function start(context: vscode.ExtensionContext, status: StatusBar): Promise<void> {
-  const c = new LanguageClient('chatls', 'chatls', serverOptions(), clientOptions(context.extension));
+  client = undefined;
+  const command = serverCommand();
+  const found = findServer(command);
+  if (!found) return missingServer(command, status);
+  const c = new LanguageClient('chatls', 'chatls', serverOptions(found), clientOptions(context.extension));
   c.onDidChangeState((e) => status.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped'));
+  c.onNotification('chatls/status', (n: StatusNotice) => status.notice(n));
   client = c;
   try {
     await c.start();
   } catch (err) {
-    status.setServerState('failed');
-    const pick = await vscode.window.showErrorMessage(
-      `chatls: could not start "${vscode.workspace.getConfiguration('chatls').get('server.path')}": ${err}. Install chatls or set chatls.server.path.`,
-      'Open Settings',
-    );
-    if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'chatls.server.path');
+    status.setServerState('failed', `chatls: could not start "${found}": ${err}`);
+    const pick = await vscode.window.showErrorMessage(`chatls: could not start "${found}": ${err}. See "chatls: Show the server log".`, 'Open Settings');
+    if (pick) await openServerSetting();
   }
 }
 
@@ -67,6 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Chatls
     await start(context, status);
   };
   registerCommands(context, () => client, restart);
+  context.subscriptions.push(vscode.commands.registerCommand('chatls.client.openServerSetting', openServerSetting));
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {

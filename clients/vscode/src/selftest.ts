@@ -56,7 +56,9 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     const labels = (hints ?? []).map(hintLabel);
     check('inlay hint previews the call', labels.some((l) => l.startsWith('bash: $ echo hello-from-chatls')), labels);
 
-    check('status bar counts the pending call', /1 pending/.test(api.statusText()), api.statusText());
+    // The server's pushed status, with this extension's key names in it.
+    const waits = await until(10000, () => api.statusText().includes('1 call waits for approval (press Ctrl+Alt+Y (approve))'));
+    check("status bar shows the server's status with our key", waits, api.statusText());
 
     const opener = original.split('\n').findIndex((l) => l.startsWith('```flemma:tool'));
     const actions =
@@ -69,29 +71,56 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     const wanted = ['chatls.advance', 'chatls.run', 'chatls.client.advance', 'chatls.client.approveAtCursor', 'chatls.client.runAtCursor'];
     check('server and client commands registered', wanted.every((c) => commands.includes(c)), wanted.filter((c) => !commands.includes(c)));
 
-    // Approve from inside the tool use's JSON, as the key binding would.
+    // Explain, from inside the tool use's JSON: the server's markdown,
+    // rendered in a preview beside the conversation.
     const jsonLine = original.split('\n').findIndex((l) => l.includes('"command":"echo hello-from-chatls"'));
     editor.selection = new vscode.Selection(jsonLine, 1, jsonLine, 1);
+    const explained = await vscode.commands.executeCommand<{ markdown?: string }>('chatls.client.explainAtCursor');
+    const md = explained?.markdown ?? '';
+    check('explain answers markdown', md.startsWith('# `bash`') && md.includes('asks for your approval'), explained);
+    check(
+      'explain opens as a read-only chatls: document',
+      vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'chatls' && d.getText() === md),
+      vscode.workspace.textDocuments.map((d) => d.uri.toString()),
+    );
+    const previewOpen = await until(10000, () =>
+      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(t.input.viewType))),
+    );
+    check('explain is rendered in the markdown preview', previewOpen, vscode.window.tabGroups.all.map((g) => g.tabs.map((t) => t.label)));
+    const tools = await vscode.commands.executeCommand<{ markdown?: string }>('chatls.client.listTools');
+    check('tool list as markdown', /\| `bash` \|/.test(tools?.markdown ?? ''), tools);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const again = await vscode.window.showTextDocument(doc);
+    again.selection = new vscode.Selection(jsonLine, 1, jsonLine, 1);
+
+    // Approve from inside the tool use's JSON, as the key binding would.
     await vscode.commands.executeCommand('chatls.client.approveAtCursor');
     const written = await until(20000, () => /\nhello-from-chatls\n/.test(doc.getText()));
     check('approve command: result written into the document', written, doc.getText());
-    await until(3000, () => !/pending|running/.test(api.statusText()));
-    check('status bar idle after the run', !/pending|running/.test(api.statusText()), api.statusText());
+    const ready = await until(10000, () => api.statusText().includes('ready to send (press Ctrl+] (next step))'));
+    check('status bar: ready to send after the run', ready, api.statusText());
 
-    const adv = await vscode.commands.executeCommand<{ ready?: boolean }>('chatls.client.advance');
-    check('advance command: ready to send', adv?.ready === true, adv);
+    // Phase 3: the next step sends to the model (ui.test.js configured the
+    // server with an offline scripted model) and the answer streams in.
+    const adv = await vscode.commands.executeCommand<{ phase?: string; message?: string }>('chatls.client.advance');
+    check('advance sends the conversation to the model', adv?.phase === 'send' && adv?.message === 'sending', adv);
+    const answered = await until(20000, () => doc.getText().includes('Hello from the scripted model.'));
+    check('the answer is written into the document', answered, doc.getText());
+    const after = await until(10000, () => /write your question under the last @You:/.test(api.statusText()));
+    check('status bar: your turn again', after, api.statusText());
 
     // User settings set maxConcurrent; the workspace's .vscode/settings.json
     // tries autoApprove, deny, sandbox.enabled and plugins (user-only, dropped)
     // and placeholderStyle (allowed from a workspace).
+    const keys = { advance: 'Ctrl+]', run: 'Alt+Enter', approve: 'Ctrl+Alt+Y', reject: 'Ctrl+Alt+N' };
     check(
-      'only explicitly-set settings are sent, user-only keys never from the workspace',
-      JSON.stringify(api.serverSettings()) === JSON.stringify({ tools: { maxConcurrent: 2 }, placeholderStyle: 'fence' }),
+      'only explicitly-set settings (and our key names) are sent, user-only keys never from the workspace',
+      JSON.stringify(api.serverSettings()) === JSON.stringify({ keys, tools: { maxConcurrent: 2 }, placeholderStyle: 'fence' }),
       api.serverSettings(),
     );
 
     await doc.save();
-    check('saved to disk', fs.readFileSync(uri.fsPath, 'utf8').includes('\nhello-from-chatls\n'));
+    check('saved to disk', /\nhello-from-chatls\n[^]*Hello from the scripted model\./.test(fs.readFileSync(uri.fsPath, 'utf8')));
   } catch (e) {
     res.error = String((e as Error)?.stack ?? e);
   }

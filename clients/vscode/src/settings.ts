@@ -7,6 +7,7 @@
 // the server: a default `autoApprove` from here would silently override the
 // user's own ~/.config/chatls/config.toml.
 import * as vscode from 'vscode';
+import { keyNames } from './keys';
 
 // Client-only keys: how to start the server, not what it should do.
 const CLIENT_ONLY = /^chatls\.(server|trace)\./;
@@ -29,10 +30,13 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown): 
   cur[path[path.length - 1]] = value;
 }
 
-/** serverSettings returns the explicitly-set chatls settings as one nested object. */
+/**
+ * serverSettings returns the explicitly-set chatls settings as one nested
+ * object, plus `keys`: this extension's key names for the server's messages.
+ */
 export function serverSettings(ext: vscode.Extension<unknown>, scope?: vscode.Uri): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(undefined, scope);
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { keys: keyNames(ext) };
   for (const [key, schema] of contributedKeys(ext)) {
     const v = config.inspect(key);
     if (!v) continue;

@@ -30,6 +30,8 @@ const FIXTURE = path.join(__dirname, '..', '..', 'testdata', 'approve-echo.chat'
 
 let passed = 0;
 let failed = 0;
+let page; // once the browser runs: a failed step leaves a screenshot
+
 const t0 = Date.now();
 const log = (s) => console.log(s);
 
@@ -43,6 +45,7 @@ async function step(name, fn) {
   } catch (e) {
     failed++;
     log(`FAIL ${name}: ${(e && e.message) || e}`);
+    if (page) await page.screenshot({ path: path.join(SCRATCH, `failed-step-${failed}.png`) }).catch(() => {});
     throw e;
   }
 }
@@ -108,6 +111,12 @@ async function main() {
       'chatls.placeholderStyle': 'fence',
     }),
   );
+  // The server's user config: an offline scripted model (SPEC §7 "script"),
+  // so the self-test can send without a key or network.
+  fs.mkdirSync(path.join(dirs.config, 'chatls'), { recursive: true });
+  const script = path.join(SCRATCH, 'responses.json');
+  fs.writeFileSync(script, JSON.stringify({ responses: [{ text: 'Hello from the scripted model.' }] }));
+  fs.writeFileSync(path.join(dirs.config, 'chatls', 'config.toml'), `provider = "replay"\n[providers.replay]\ntype = "script"\nfile = "${script}"\n`);
   const openerLine = fixture.split('\n').findIndex((l) => l.startsWith('```flemma:tool')) + 1;
   const serverLog = path.join(SCRATCH, 'chatls.log');
   fs.mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
@@ -158,7 +167,7 @@ async function main() {
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       }),
     );
-    const page = ctx.pages()[0] || (await ctx.newPage());
+    page = ctx.pages()[0] || (await ctx.newPage());
     await step('workbench loads', async () => {
       await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`);
       await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
@@ -191,8 +200,8 @@ async function main() {
         { timeout: 30000, polling: 250 },
       );
     });
-    await step('status bar shows 1 pending', async () => {
-      await page.locator('.statusbar-item', { hasText: '1 pending' }).first().waitFor({ timeout: 10000 });
+    await step('status bar shows the server\'s status: "1 call waits for approval (press Ctrl+Alt+Y (approve))"', async () => {
+      await page.locator('.statusbar-item', { hasText: '1 call waits for approval (press Ctrl+Alt+Y (approve))' }).first().waitFor({ timeout: 10000 });
     });
     // Go to the fence opener so the quick-fix lightbulb belongs to the placeholder.
     await page.keyboard.press('Control+g');
@@ -231,8 +240,9 @@ async function main() {
         await page.waitForTimeout(250);
       }
     });
-    await step('status bar back to idle', async () => {
-      await page.waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => /pending|running/.test(e.textContent)), null, { timeout: 10000 });
+    await step('status bar: ready to send, nothing waits', async () => {
+      await page.locator('.statusbar-item', { hasText: 'ready to send (press Ctrl+] (next step))' }).first().waitFor({ timeout: 10000 });
+      if (await page.locator('.statusbar-item', { hasText: 'waits' }).count()) throw new Error('a status bar item still says something waits');
     });
     // The server sends workspace/codeLens/refresh; give the editor a moment to drop the old lens.
     await page
@@ -247,6 +257,45 @@ async function main() {
         if (Date.now() > end) throw new Error(fs.readFileSync(file, 'utf8'));
         await new Promise((r) => setTimeout(r, 200));
       }
+    });
+
+    // A newcomer without chatls on PATH: one message naming the setting that
+    // fixes it, and no other notification (the language client's spawn error,
+    // restart notices). The user settings file changes as if edited.
+    await step('chatls missing: one message naming chatls.server.path, nothing else', async () => {
+      await page.keyboard.press('Escape');
+      await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
+      // As a user would: the Settings editor, the setting's own input box.
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Preferences: Open User Settings');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Open User Settings$/ }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const search = page.locator('.settings-editor .suggest-input-container textarea, .settings-editor .settings-header input').first();
+      await search.waitFor({ timeout: 15000 });
+      await search.fill('chatls.server.path');
+      // Machine-scoped settings live under the Remote tab in code-server.
+      await page.locator('.settings-tabs-widget .action-label', { hasText: /^Remote/ }).first().click();
+      const input = page.locator('.setting-item-contents', { hasText: 'Path' }).locator('input').first();
+      await input.waitFor({ timeout: 15000 });
+      await input.fill('/nonexistent/chatls');
+      await input.press('Tab');
+      const toasts = page.locator('.notifications-toasts .notification-toast');
+      await toasts
+        .filter({ hasText: '/nonexistent/chatls' })
+        .first()
+        .waitFor({ timeout: 20000 })
+        .catch(async (e) => {
+          const bar = await page.locator('.statusbar-item').allInnerTexts();
+          throw new Error(`${e.message.split('\n')[0]}; notifications ${JSON.stringify(await toasts.allInnerTexts())}; status bar ${JSON.stringify(bar)}`);
+        });
+      // Anything else the client would show comes within moments of the first.
+      await page.waitForTimeout(1500);
+      const texts = (await toasts.allInnerTexts()).map(norm).filter((t) => /chatls/i.test(t));
+      if (texts.length !== 1 || !texts[0].includes('chatls.server.path')) throw new Error(`notifications: ${JSON.stringify(texts)}`);
+      await page.screenshot({ path: path.join(SHOTS, 'vscode-missing.png') });
+      // Back in the conversation, the status bar says so too.
+      await page.locator('.tabs-container .tab', { hasText: 'ui.chat' }).first().click();
+      await page.locator('.statusbar-item', { hasText: 'chatls missing' }).first().waitFor({ timeout: 5000 });
     });
   } finally {
     if (ctx) await ctx.close().catch(() => {});
@@ -265,6 +314,6 @@ main()
   })
   .finally(() => {
     log(`vscode: ${passed} passed, ${failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-    if (failed) log(`logs: ${SCRATCH}/code-server.log, ${SCRATCH}/chatls.log`);
+    if (failed) log(`logs: ${SCRATCH}/code-server.log, ${SCRATCH}/chatls.log, screenshots ${SCRATCH}/failed-step-*.png`);
     process.exit(failed ? 1 : 0);
   });
