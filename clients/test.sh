@@ -6,7 +6,7 @@
 #
 # Clients: helix node-protocol nvim emacs vim vscode.
 # An editor that is not installed is skipped with "SKIP: <editor> not
-# installed", except under CI=true, where it fails: CI installs them with
+# installed (clients/install-deps.sh installs it; …)", except under CI=true, where it fails: CI installs them with
 # clients/install-deps.sh. The last line is "clients: N passed, N failed, N skipped".
 set -uo pipefail
 
@@ -26,7 +26,7 @@ missing() {
     echo "FAIL: $1: $2 not installed (CI=true; clients/install-deps.sh installs it)"
     failed=$((failed + 1)); results+=("FAIL $1 ($2 not installed)")
   else
-    echo "SKIP: $2 not installed"
+    echo "SKIP: $2 not installed (clients/install-deps.sh installs it; then run: make test-clients)"
     skipped=$((skipped + 1)); results+=("SKIP $1 ($2 not installed)")
   fi
 }

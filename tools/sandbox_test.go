@@ -23,7 +23,7 @@ func requireSandbox(t *testing.T) {
 		if os.Getenv("CHATLS_REQUIRE_BWRAP") == "1" {
 			t.Fatalf("CHATLS_REQUIRE_BWRAP=1 but bubblewrap cannot start a sandbox: %v", err)
 		}
-		t.Skipf("sandbox tests need a working bubblewrap: %v", err)
+		t.Skipf("sandbox tests need a working bubblewrap (apt install bubblewrap, as .ci/run does): %v", err)
 	}
 }
 

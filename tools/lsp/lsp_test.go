@@ -21,7 +21,7 @@ func requireGopls(t *testing.T) {
 		if os.Getenv("CHATLS_REQUIRE_GOPLS") != "" {
 			t.Fatal("gopls is not on PATH (CHATLS_REQUIRE_GOPLS is set)")
 		}
-		t.Skip("gopls is not on PATH")
+		t.Skip("gopls is not on PATH (go install golang.org/x/tools/gopls@latest, as .ci/run does)")
 	}
 }
 
