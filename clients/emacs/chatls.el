@@ -296,9 +296,11 @@ which the server pushes once the step's edits have landed."
   (chatls--command "chatls.run" (list :uri (chatls--uri) :id (chatls--call-id))))
 
 (defun chatls-cancel ()
-  "Stop the running tool at point (chatls.cancel)."
+  "Stop the tool at point, or, outside a tool call, the answer being written.
+Both go through chatls.cancel; a stopped answer keeps what arrived."
   (interactive)
-  (chatls--command "chatls.cancel" (list :uri (chatls--uri) :id (chatls--call-id))))
+  (let ((id (chatls-tool-id-at-point)))
+    (chatls--command "chatls.cancel" (if id (list :uri (chatls--uri) :id id) (list :uri (chatls--uri))))))
 
 (defun chatls--show (title result)
   "Show the server's markdown document in RESULT in the buffer *chatls TITLE*."
@@ -384,6 +386,7 @@ instead of an error from a post-command hook."
     (define-key map (kbd "C-c C-s") #'chatls-cancel)
     (define-key map (kbd "C-c C-e") #'chatls-explain)
     (define-key map (kbd "C-c C-t") #'chatls-list-tools)
+    (define-key map (kbd "C-c C-h") #'eldoc-doc-buffer)
     map)
   "Keymap for `chatls-mode'.")
 
@@ -394,7 +397,10 @@ instead of an error from a post-command hook."
   (setq-local font-lock-defaults '(chatls-font-lock-keywords t))
   (setq-local comment-start "<!-- ")
   (setq-local comment-end " -->")
-  (setq-local mode-line-process '(:eval (chatls-mode-line))))
+  (setq-local mode-line-process '(:eval (chatls-mode-line)))
+  ;; A call's hover is a page (tool, input, decision, status): the echo area
+  ;; shows its first line only, and C-c C-h (`eldoc-doc-buffer') the page.
+  (setq-local eldoc-echo-area-use-multiline-p nil))
 
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.chat\\'" . chatls-mode))

@@ -94,6 +94,19 @@ didChange never fires: send pending changes here instead."
   (chatls-test-wait 5 (lambda () chatls--status))
   (chatls-test-check "mode line shows the pushed status with the key"
                      (equal (chatls-mode-line) " [1 call waits for approval (press C-c C-a (approve))]") (chatls-mode-line))
+  ;; Hover through eldoc: the page arrives, the echo area gets one line of it.
+  (goto-char (chatls-test-line-start "\"command\":\"echo hello-from-chatls\""))
+  (let (docs shown)
+    (let ((eldoc-display-functions (list (lambda (d _interactive) (setq docs d)))))
+      (eldoc-print-current-symbol-info t)
+      (chatls-test-wait 5 (lambda () docs)))
+    (cl-letf (((symbol-function 'eldoc--message) (lambda (m) (setq shown m))))
+      (let ((this-command nil) (last-command 'next-line))
+        (eldoc-display-in-echo-area docs nil)))
+    (chatls-test-check "hover: a page in eldoc's buffer, one line in the echo area"
+                       (and (string-match-p "\n" (caar docs)) (stringp shown) (not (string-match-p "\n" shown))
+                            (string-match-p "bash" shown))
+                       (list :docs docs :echo shown)))
   ;; Explain: a readable document in its own buffer, not a JSON line.
   (goto-char (chatls-test-line-start "\"command\":\"echo hello-from-chatls\""))
   (let ((buf (call-interactively (key-binding (kbd "C-c C-e")))))
@@ -120,13 +133,21 @@ didChange never fires: send pending changes here instead."
   (chatls-test-check "mode line: ready to send after the run"
                      (equal (chatls-mode-line) " [ready to send (press C-c C-c (next step))]") (chatls-mode-line))
 
+  ;; Phase 3: the next step sends to the (scripted) model; the answer streams in.
   (let ((r (call-interactively (key-binding (kbd "C-c C-c")))))
-    (chatls-test-check "C-c C-c runs chatls.advance: ready to send" (eq (plist-get r :ready) t) r))
+    (chatls-test-check "C-c C-c sends the conversation to the model"
+                       (and (equal (plist-get r :phase) "send") (equal (plist-get r :message) "sending")) r))
+  (chatls-test-check "the answer is written into the buffer"
+                     (chatls-test-wait 15 (lambda () (string-match-p "Hello from the scripted model\\." (buffer-string))))
+                     (buffer-string))
+  (chatls-test-check "mode line: your turn again"
+                     (chatls-test-wait 5 (lambda () (string-match-p "write your question under the last @You:" (chatls-mode-line))))
+                     (chatls-mode-line))
 
   (save-buffer)
-  (chatls-test-check "saved file holds the result"
+  (chatls-test-check "saved file holds the result and the answer"
                      (with-temp-buffer (insert-file-contents file)
-                                       (string-match-p "\nhello-from-chatls\n" (buffer-string))))
+                                       (string-match-p "\nhello-from-chatls\n\\(.\\|\n\\)*Hello from the scripted model" (buffer-string))))
   (ignore-errors (eglot-shutdown (eglot--current-server-or-lose)))
 
   ;; chatls missing: one warning naming the setting, no error, the mode line says so.
