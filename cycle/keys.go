@@ -12,9 +12,10 @@ const (
 	KeyApprove = "approve" // the Approve code action
 )
 
-var keyCommands = map[string]string{
-	KeyAdvance: "chatls.advance",
-	KeyApprove: "the Approve action",
+// keyless is how each action is done without a key.
+var keyless = map[string]string{
+	KeyAdvance: "run the next step (chatls.advance)",
+	KeyApprove: "use the Approve code action (or change status=pending to status=approved)",
 }
 
 var keyWords = map[string]string{
@@ -28,5 +29,5 @@ func (k Keys) Do(action string) string {
 	if key := k[action]; key != "" {
 		return "press " + key + " (" + keyWords[action] + ")"
 	}
-	return "run the " + keyWords[action] + " (" + keyCommands[action] + ")"
+	return keyless[action]
 }

@@ -24,7 +24,9 @@ type commandArgs struct {
 	ID    string `json:"id"`
 	Scope string `json:"scope"`
 	Rule  string `json:"rule"`
-	// Format "markdown" makes chatls.listTools answer {"markdown": DOC}.
+	// Format "markdown" makes chatls.listTools answer {"markdown": DOC},
+	// and tells chatls.explain the client shows the answer's markdown
+	// itself (no message with the trace).
 	Format string `json:"format"`
 	// Path names the document instead of URI, as an editor shows it:
 	// absolute, "~/…", or relative to the editor's directory (Helix 25.07's
@@ -142,7 +144,9 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 func (s *Server) explain(_ context.Context, c commandCall) (any, error) {
 	u := c.doc.ToolUse(c.args.ID)
 	v := s.decide(c.ds, c.doc, u, "")
-	s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
+	if c.args.Format != "markdown" {
+		s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
+	}
 	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps,
 		"markdown": v.Markdown(u.Name, u.ID, u.RawInput)}, nil
 }
@@ -179,7 +183,7 @@ func (s *Server) runOne(ds *docState, id string) (any, error) {
 	did := s.resolveOnly(ds, id)
 	ds.cycleMu.Unlock()
 	if !did && r.Status == chatdoc.StatusPending {
-		return nil, invalidParams(fmt.Errorf("%s is pending: approve it first (change status=pending to status=approved)", id))
+		return nil, invalidParams(fmt.Errorf("%s waits for your approval: %s first", id, s.keyNames(ds).Do(cycle.KeyApprove)))
 	}
 	doc, l := s.view(ds)
 	return cycle.Count(doc, l), nil

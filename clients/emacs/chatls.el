@@ -318,7 +318,7 @@ Both go through chatls.cancel; a stopped answer keeps what arrived."
 (defun chatls-explain ()
   "Show why the policy decided what it did for the call at point (chatls.explain)."
   (interactive)
-  (chatls--show "explain" (chatls--command "chatls.explain" (list :uri (chatls--uri) :id (chatls--call-id)))))
+  (chatls--show "explain" (chatls--command "chatls.explain" (list :uri (chatls--uri) :id (chatls--call-id) :format "markdown"))))
 
 (defun chatls-list-tools ()
   "Show the tools chatls offers, with their inputs (chatls.listTools)."

@@ -12,6 +12,11 @@ trap 'rm -rf "$SCRATCH"' EXIT
 # neither read nor written.
 mkdir -p "$SCRATCH/ws" "$SCRATCH/config" "$SCRATCH/state" "$SCRATCH/data"
 cp "$PLUGIN/../testdata/approve-echo.chat" "$SCRATCH/ws/"
+# The server's user config: an offline scripted model (SPEC §7 "script"), so
+# the test can send without a key or network.
+mkdir -p "$SCRATCH/config/chatls"
+echo '{"responses":[{"text":"Hello from the scripted model."}]}' >"$SCRATCH/responses.json"
+printf 'provider = "replay"\n[providers.replay]\ntype = "script"\nfile = "%s"\n' "$SCRATCH/responses.json" >"$SCRATCH/config/chatls/config.toml"
 
 cd "$SCRATCH/ws"
 status=0

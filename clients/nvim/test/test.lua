@@ -34,6 +34,14 @@ vim.cmd('filetype plugin on')
 vim.cmd('syntax on')
 vim.g.maplocalleader = '\\'
 
+-- What Neovim prints (e.g. "Workspace edit <label>" for each server edit).
+local printed = {}
+local real_print = print
+_G.print = function(...)
+  printed[#printed + 1] = table.concat(vim.tbl_map(tostring, { ... }), ' ')
+  real_print(...)
+end
+
 local notes = {}
 vim.notify = function(msg, level)
   notes[#notes + 1] = { msg = msg, level = level }
@@ -192,19 +200,30 @@ wait(5000, function()
 end)
 check('statusline: ready to send after the run', chatls.statusline() == ready, chatls.statusline())
 
--- 10. <C-]> advances: nothing left, so the server says ready
+-- 10. <C-]> advances: nothing left to approve, so it sends to the model
+-- (run.sh configured an offline scripted one) and the answer streams in.
 local before = #notes
 vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-]>', true, false, true), 'x', false)
 wait(5000, function()
   return #notes > before
 end)
 local advance_note = notes[before + 1] and notes[before + 1].msg or ''
-check('<C-]> runs chatls.advance: ready to send', advance_note:sub(1, #'chatls: ready to send') == 'chatls: ready to send', advance_note)
+check('<C-]> sends the conversation to the model', advance_note == 'chatls: sending to the model', advance_note)
+local answered = wait(15000, function()
+  return find_line(function(l)
+    return l == 'Hello from the scripted model.'
+  end) ~= nil
+end)
+check('the answer is written into the buffer', answered, table.concat(lines(), '\n'))
+wait(5000, function()
+  return chatls.statusline():find('write your question under the last @You:', 1, true) ~= nil
+end)
+check('statusline: your turn again', chatls.statusline():find('write your question under the last @You:', 1, true) ~= nil, chatls.statusline())
 
--- 11. the result reaches the disk on :write
+-- 11. the result and the answer reach the disk on :write
 vim.cmd('silent write')
 local saved = table.concat(vim.fn.readfile(path), '\n')
-check('saved file holds the result', saved:find('\nhello%-from%-chatls\n') ~= nil, saved)
+check('saved file holds the result and the answer', saved:find('\nhello%-from%-chatls\n.*Hello from the scripted model%.') ~= nil, saved)
 
 local errors = {}
 for i = first_unexpected, #notes do
@@ -214,6 +233,10 @@ for i = first_unexpected, #notes do
   end
 end
 check('no error notifications', #errors == 0, table.concat(errors, '; '))
+local edit_lines = vim.tbl_filter(function(p)
+  return p:find('Workspace edit', 1, true) ~= nil
+end, printed)
+check('server edits print nothing (the statusline says it)', #edit_lines == 0, table.concat(edit_lines, ' | '))
 
 vim.lsp.stop_client(client.id)
 wait(2000, function()

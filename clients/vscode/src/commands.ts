@@ -84,10 +84,10 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
     }
     return client.sendRequest<T>('workspace/executeCommand', { command, arguments: [args] });
   };
-  const perCall = (command: string) => async () => {
+  const perCall = (command: string, extra: object = {}) => async () => {
     const e = chatEditor();
     const id = e && toolAtCursor(e);
-    if (e && id) return server(command, { uri: e.document.uri.toString(), id });
+    if (e && id) return server(command, { uri: e.document.uri.toString(), id, ...extra });
   };
   // show renders the server's markdown in a preview beside the conversation.
   // The text lives in a read-only chatls: document, so closing it never asks
@@ -120,7 +120,8 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
       return server('chatls.cancel', id ? { uri: e.document.uri.toString(), id } : { uri: e.document.uri.toString() });
     },
     'chatls.client.explainAtCursor': async () => {
-      const r = (await perCall('chatls.explain')()) as { markdown?: string } | undefined;
+      // format markdown: we show the answer's document, so no message with it.
+      const r = (await perCall('chatls.explain', { format: 'markdown' })()) as { markdown?: string } | undefined;
       await show('explain.md', r);
       return r;
     },

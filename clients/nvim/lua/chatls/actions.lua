@@ -73,12 +73,14 @@ function M.advance(bufnr)
   end)
 end
 
-local function per_call(command, done)
+-- per_call sends command for the call under the cursor; extra joins its
+-- arguments.
+local function per_call(command, done, extra)
   return function(bufnr)
     with_client(bufnr, function(client, b)
       local id = M.tool_id(b)
       if id then
-        M.execute(client, b, command, { uri = vim.uri_from_bufnr(b), id = id }, done)
+        M.execute(client, b, command, vim.tbl_extend('force', { uri = vim.uri_from_bufnr(b), id = id }, extra or {}), done)
       end
     end)
   end
@@ -109,10 +111,18 @@ local function show(name, markdown)
 end
 
 M.run = per_call('chatls.run') -- <M-CR>
-M.cancel = per_call('chatls.cancel')
+-- cancel stops the call under the cursor or, outside a call, the answer
+-- being written (what arrived stays).
+function M.cancel(bufnr)
+  with_client(bufnr, function(client, b)
+    local id = doc.tool_id_at(lines(b), cursor_row())
+    M.execute(client, b, 'chatls.cancel', { uri = vim.uri_from_bufnr(b), id = id })
+  end)
+end
+-- format = markdown: we show the answer's document, so no message with it.
 M.explain = per_call('chatls.explain', function(r)
   show('chatls://explain', type(r) == 'table' and r.markdown or vim.inspect(r))
-end)
+end, { format = 'markdown' })
 
 function M.list_tools(bufnr)
   with_client(bufnr, function(client, b)

@@ -37,7 +37,7 @@ local KEY_DOCS = {
   approve = 'chatls: approve the tool call under the cursor',
   reject = 'chatls: reject the tool call under the cursor',
   approve_all = 'chatls: approve all pending calls',
-  cancel = 'chatls: cancel the running tool under the cursor',
+  cancel = 'chatls: cancel the tool under the cursor, or the answer being written',
   explain = 'chatls: explain the policy decision for the call under the cursor',
 }
 
@@ -61,8 +61,18 @@ local function on_attach(client, bufnr)
   end
 end
 
+-- apply_edit applies the server's edits without their label: Neovim 0.7
+-- prints each label ("Workspace edit chatls: streaming the answer"), dozens
+-- of lines while an answer streams; the statusline already says what happens.
+local function apply_edit(err, params, ctx)
+  if type(params) == 'table' then
+    params.label = nil
+  end
+  return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+end
+
 local function handlers()
-  local h = { ['$/progress'] = status.on_progress, ['chatls/status'] = status.on_status }
+  local h = { ['$/progress'] = status.on_progress, ['chatls/status'] = status.on_status, ['workspace/applyEdit'] = apply_edit }
   if not hints.native then
     h['workspace/inlayHint/refresh'] = hints.on_refresh
   end
