@@ -156,7 +156,7 @@ function! s:Uri() abort
   return ale#path#ToFileURI(expand('%:p'))
 endfunction
 
-let s:phase_words = {'categorize': 'placeholders inserted', 'execute': 'running what is approved', 'send': 'sending to the model'}
+let s:phase_words = {'categorize': 'placeholders inserted', 'execute': 'running what is approved', 'send': 'ready to send'}
 
 function! s:ShowAdvance(response) abort
   let l:r = get(a:response, 'result', {})
@@ -171,6 +171,12 @@ function! s:ShowAdvance(response) abort
   " The counts come from the pushed status (the step's own edits land after
   " its answer); the step says what it did.
   let l:did = get(s:phase_words, get(l:r, 'phase', ''), get(l:r, 'message', ''))
+  let l:message = get(l:r, 'message', '')
+  if get(l:r, 'phase', '') is# 'send' && l:message is# 'sending'
+    let l:did = 'sending to the model'
+  elseif get(l:r, 'phase', '') is# 'send' && !empty(l:message) && l:message isnot# 'ready to send'
+    let l:did = 'ready to send; ' . l:message " why it was not sent
+  endif
   echomsg 'chatls: ' . (empty(l:did) ? ChatlsStatus()[8:] : l:did)
 endfunction
 
@@ -215,7 +221,14 @@ command! ChatlsApprove call ChatlsAction('^Approve ', '^Approve all ')
 command! ChatlsReject call ChatlsAction('^Reject ', '^Reject all ')
 command! ChatlsApproveAll call ChatlsAction('^Approve all ', '')
 command! ChatlsRun call s:PerCall('chatls.run')
-command! ChatlsCancel call s:PerCall('chatls.cancel')
+command! ChatlsCancel call ChatlsCancel()
+
+" ChatlsCancel stops the call under the cursor or, outside a call, the
+" answer being written (what arrived stays).
+function! ChatlsCancel() abort
+  let l:id = ChatlsToolId()
+  call s:Send('chatls.cancel', empty(l:id) ? {'uri': s:Uri()} : {'uri': s:Uri(), 'id': l:id})
+endfunction
 
 if !get(g:, 'chatls_no_maps', 0)
   augroup chatls_maps

@@ -10,6 +10,11 @@ SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/chatls-vim.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 mkdir -p "$SCRATCH/ws" "$SCRATCH/config" "$SCRATCH/state"
 cp "$HERE/../../testdata/approve-echo.chat" "$SCRATCH/ws/"
+# The server's user config: an offline scripted model (SPEC §7 "script"), so
+# the test can send without a key or network.
+mkdir -p "$SCRATCH/config/chatls"
+echo '{"responses":[{"text":"Hello from the scripted model."}]}' >"$SCRATCH/responses.json"
+printf 'provider = "replay"\n[providers.replay]\ntype = "script"\nfile = "%s"\n' "$SCRATCH/responses.json" >"$SCRATCH/config/chatls/config.toml"
 
 status=0
 cd "$SCRATCH/ws"

@@ -101,16 +101,31 @@ call s:Check('approve map applies the status edit', search('status=approved\|^he
 call s:Wait(20000, 'index(getline(1, "$"), "hello-from-chatls") >= 0')
 call s:Check('result written into the buffer (applyEdit without reply)', index(getline(1, '$'), 'hello-from-chatls') >= 0, getline(1, '$'))
 
-" ALE tells the server about the applied edit when it lints next.
+" ALE tells the server about the applied edit when it lints next; the
+" pushed status says once the server has seen it.
 ALELint
-sleep 300m
+call s:Wait(5000, 'ChatlsStatus() =~# "ready to send"')
+call s:Check('status: ready to send after the run', ChatlsStatus() is# 'chatls: ready to send (press <C-]> (next step))', ChatlsStatus())
+
+" Phase 3: the next step sends to the (scripted) model; the answer streams in.
 unlet! g:chatls_last_advance
 execute "normal \<C-]>"
 call s:Wait(5000, 'exists("g:chatls_last_advance")')
-call s:Check('<C-]> runs chatls.advance: ready to send', get(get(g:, 'chatls_last_advance', {}), 'ready', v:false) is v:true, get(g:, 'chatls_last_advance', 'no answer'))
-sleep 500m
+let s:adv = get(g:, 'chatls_last_advance', {})
+call s:Check('<C-]> sends the conversation to the model', type(s:adv) == v:t_dict && get(s:adv, 'phase', '') is# 'send' && get(s:adv, 'message', '') is# 'sending', s:adv)
+call s:Wait(15000, 'index(getline(1, "$"), "Hello from the scripted model.") >= 0')
+call s:Check('the answer is written into the buffer', index(getline(1, '$'), 'Hello from the scripted model.') >= 0, getline(1, '$'))
 call s:Check('the result is written exactly once', len(filter(getline(1, '$'), 'v:val is# "hello-from-chatls"')) == 1, getline(1, '$'))
+" Vim in -es mode fires no TextChanged, so ALE sends the streamed text only
+" when asked; a user's Vim sends it by itself.
+function! s:LintedStatusMatches(pattern) abort
+  ALELint
+  return ChatlsStatus() =~# a:pattern
+endfunction
+call s:Wait(5000, 's:LintedStatusMatches("write your question under the last @You:")')
+call s:Check('status: your turn again', ChatlsStatus() =~# 'write your question under the last @You:', ChatlsStatus())
 
 write
-call s:Check('saved file holds the result', index(readfile($CHATLS_WS . '/approve-echo.chat'), 'hello-from-chatls') >= 0)
+let s:saved = readfile($CHATLS_WS . '/approve-echo.chat')
+call s:Check('saved file holds the result and the answer', index(s:saved, 'hello-from-chatls') >= 0 && index(s:saved, 'Hello from the scripted model.') >= 0, s:saved)
 call s:Finish()
