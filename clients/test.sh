@@ -4,7 +4,9 @@
 #   clients/test.sh                 all clients
 #   clients/test.sh nvim emacs      some of them
 #
-# Clients: helix node-protocol nvim emacs vim vscode.
+# Clients: helix node-protocol nvim emacs vim vscode screenshots (the last
+# makes the terminal editors' pictures of clients/screenshots/run.sh into a
+# scratch directory: each picture must show what it claims).
 # An editor that is not installed is skipped with "SKIP: <editor> not
 # installed (clients/install-deps.sh installs it; …)", except under CI=true, where it fails: CI installs them with
 # clients/install-deps.sh. The last line is "clients: N passed, N failed, N skipped".
@@ -14,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CLIENTS=$ROOT/clients
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/chatls-clients.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-ALL=(helix node-protocol nvim emacs vim vscode)
+ALL=(helix node-protocol nvim emacs vim vscode screenshots)
 SELECTED=("${@:-${ALL[@]}}")
 
 passed=0 failed=0 skipped=0
@@ -97,6 +99,12 @@ for c in "${SELECTED[@]}"; do
     elif [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then missing vscode chromium
     elif [ ! -d "$VSC/node_modules/playwright-core" ]; then missing vscode "npm packages of clients/vscode"
     else CODE_SERVER=$(code_server_bin) run vscode "$VSC/test/run-ui.sh" "$BIN"; fi ;;
+  screenshots)
+    if ! have tmux; then missing screenshots tmux
+    elif ! have nvim || ! have vim || ! have emacs; then missing screenshots "nvim, vim and emacs"
+    elif [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then missing screenshots chromium
+    elif [ ! -d "$VSC/node_modules/playwright-core" ]; then missing screenshots "npm packages of clients/vscode"
+    else run screenshots env CHATLS_BIN="$BIN" CHATLS_SHOTS_TERMINAL_ONLY=1 "$CLIENTS/screenshots/run.sh" "$TMP/shots"; fi ;;
   *) echo "unknown client: $c (known: ${ALL[*]})"; exit 2 ;;
   esac
 done

@@ -209,9 +209,9 @@ async function main() {
     await page.keyboard.press('Enter');
     await page.waitForTimeout(500);
     if (process.env.CHATLS_SCREENSHOT_DIR) {
-      // For the docs: let the self-test's transient "ready to send" message fade first.
+      // For the docs: let the self-test's transient "sending to the model" message fade first.
       await page
-        .waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent.includes('ready to send')), null, { timeout: 8000 })
+        .waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent.includes('sending to the model')), null, { timeout: 8000 })
         .catch(() => {});
     }
     await page.screenshot({ path: path.join(SHOTS, 'vscode-pending.png') });

@@ -1,0 +1,216 @@
+// Pictures of the approval cycle in the terminal editors, for the READMEs
+// and docs/editors.md. Each editor runs with its chatls client in a detached
+// tmux session on a copy of clients/testdata/approve-echo.chat; the script
+// waits for what each picture must show (the pending call, then the result),
+// `tmux capture-pane -e` gives the screen with its colours as ANSI, which is
+// turned into HTML and photographed by chromium (playwright-core).
+//
+//   node clients/screenshots/terminal.js CHATLS_BIN OUT_DIR [nvim|vim|emacs ...]
+//
+// writes OUT_DIR/EDITOR-pending.png and OUT_DIR/EDITOR-result.png. A picture
+// whose screen never shows what it must is an error, not a picture.
+const cp = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { createRequire } = require('node:module');
+
+const [bin, outDir, ...only] = process.argv.slice(2);
+if (!bin || !outDir) {
+  console.error('usage: terminal.js CHATLS_BIN OUT_DIR [nvim|vim|emacs ...]');
+  process.exit(2);
+}
+const clients = path.resolve(__dirname, '..');
+const { chromium } = createRequire(path.join(clients, 'vscode', 'package.json'))('playwright-core');
+
+const COLS = 110;
+const ROWS = 26;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmux = (...args) => cp.execFileSync('tmux', args, { encoding: 'utf8' });
+
+// xterm's 256-colour palette.
+function palette(n) {
+  const base = ['#000000', '#cd0000', '#00cd00', '#cdcd00', '#0000ee', '#cd00cd', '#00cdcd', '#e5e5e5',
+    '#7f7f7f', '#ff0000', '#00ff00', '#ffff00', '#5c5cff', '#ff00ff', '#00ffff', '#ffffff'];
+  if (n < 16) return base[n];
+  if (n < 232) {
+    const v = [0, 95, 135, 175, 215, 255];
+    const i = n - 16;
+    return `rgb(${v[Math.floor(i / 36)]},${v[Math.floor(i / 6) % 6]},${v[i % 6]})`;
+  }
+  const g = 8 + (n - 232) * 10;
+  return `rgb(${g},${g},${g})`;
+}
+
+// ansiToHtml handles the SGR codes tmux emits: reset, bold, italic,
+// underline, reverse, 8/16/256/RGB colours.
+function ansiToHtml(text) {
+  const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  let st = {};
+  let html = '';
+  const span = (s) => {
+    if (!s) return;
+    let fg = st.fg || '#d0d0d0';
+    let bg = st.bg || 'transparent';
+    if (st.reverse) [fg, bg] = [st.bg || '#1c1c1c', st.fg || '#d0d0d0'];
+    const css = [`color:${fg}`, `background:${bg}`];
+    if (st.bold) css.push('font-weight:bold');
+    if (st.italic) css.push('font-style:italic');
+    if (st.underline) css.push('text-decoration:underline');
+    html += `<span style="${css.join(';')}">${esc(s)}</span>`;
+  };
+  const parts = text.split(/\x1b\[([0-9;:]*)m/);
+  for (let i = 0; i < parts.length; i++) {
+    if (i % 2 === 0) {
+      span(parts[i]);
+      continue;
+    }
+    const codes = parts[i].split(/[;:]/).map(Number);
+    for (let j = 0; j < codes.length; j++) {
+      const c = codes[j];
+      if (c === 0 || Number.isNaN(c)) st = {};
+      else if (c === 1) st.bold = true;
+      else if (c === 3) st.italic = true;
+      else if (c === 4) st.underline = true;
+      else if (c === 7) st.reverse = true;
+      else if (c === 22) st.bold = false;
+      else if (c === 23) st.italic = false;
+      else if (c === 24) st.underline = false;
+      else if (c === 27) st.reverse = false;
+      else if (c >= 30 && c <= 37) st.fg = palette(c - 30);
+      else if (c >= 90 && c <= 97) st.fg = palette(c - 90 + 8);
+      else if (c >= 40 && c <= 47) st.bg = palette(c - 40);
+      else if (c >= 100 && c <= 107) st.bg = palette(c - 100 + 8);
+      else if (c === 39) delete st.fg;
+      else if (c === 49) delete st.bg;
+      else if (c === 38 || c === 48) {
+        const key = c === 38 ? 'fg' : 'bg';
+        if (codes[j + 1] === 5) {
+          st[key] = palette(codes[j + 2]);
+          j += 2;
+        } else if (codes[j + 1] === 2) {
+          st[key] = `rgb(${codes[j + 2]},${codes[j + 3]},${codes[j + 4]})`;
+          j += 4;
+        }
+      }
+    }
+  }
+  return html;
+}
+
+const plain = (screen) => screen.replace(/\x1b\[[0-9;:]*m/g, '');
+
+// The editors: how each starts on FILE, and the keys that approve the call
+// with the cursor on its placeholder (line 20 of the fixture).
+const editors = {
+  nvim: (tmp) => {
+    const init = path.join(tmp, 'init.lua');
+    fs.writeFileSync(
+      init,
+      `vim.opt.runtimepath:prepend(${JSON.stringify(path.join(clients, 'nvim'))})
+vim.cmd('filetype plugin on | syntax on | set background=dark')
+vim.o.laststatus = 2
+vim.o.number = true
+vim.o.signcolumn = 'no'
+vim.o.statusline = " %f %= %{v:lua.require'chatls'.statusline()} "
+require('chatls').setup({ cmd = { ${JSON.stringify(bin)} } })
+`,
+    );
+    return { command: `nvim -u ${init} -i NONE -n approve-echo.chat`, goto: ['20G'], approve: ['\\y'] };
+  },
+  vim: (tmp) => {
+    const vimrc = path.join(tmp, 'vimrc');
+    fs.writeFileSync(
+      vimrc,
+      `set nocompatible background=dark number laststatus=2
+let &runtimepath = '/usr/share/vim-ale,' . &runtimepath
+filetype plugin on
+syntax on
+let g:chatls_executable = ${JSON.stringify(bin)}
+source ${path.join(clients, 'vim', 'chatls.vim')}
+set statusline=\\ %f\\ %=%{ChatlsStatus()}\\ 
+`,
+    );
+    return { command: `vim -u ${vimrc} -i NONE -n approve-echo.chat`, goto: ['20G'], approve: ['\\y'] };
+  },
+  emacs: (tmp) => {
+    const init = path.join(tmp, 'init.el');
+    fs.writeFileSync(
+      init,
+      `(setq native-comp-async-report-warnings-errors 'silent)
+(require 'package)
+(package-initialize)
+(load ${JSON.stringify(path.join(clients, 'emacs', 'chatls.el'))} nil t)
+(setq chatls-program '(${JSON.stringify(bin)}) inhibit-startup-screen t)
+(add-hook 'chatls-mode-hook #'chatls-eglot-ensure)
+(global-display-line-numbers-mode 1)
+`,
+    );
+    return { command: `emacs -nw -q -l ${init} approve-echo.chat`, goto: ['M-g', 'g', '20', 'Enter'], approve: ['C-c', 'C-a'] };
+  },
+};
+
+// until polls the pane until its text matches re (what the picture shows).
+async function until(session, re, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const screen = tmux('capture-pane', '-e', '-p', '-t', session);
+    if (re.test(plain(screen))) return screen;
+    if (Date.now() > end) throw new Error(`${session}: no ${re} on screen:\n${plain(screen)}`);
+    await sleep(100);
+  }
+}
+
+async function shoot(browser, screen, out) {
+  const html = `<!doctype html><meta charset="utf-8"><body style="margin:0;background:#1c1c1c">
+<pre id="t" style="margin:0;padding:10px;font:15px/1.3 'DejaVu Sans Mono',monospace;color:#d0d0d0;background:#1c1c1c;display:inline-block">${ansiToHtml(screen)}</pre>`;
+  const page = await browser.newPage({ deviceScaleFactor: 1 });
+  await page.setContent(html);
+  await page.locator('#t').screenshot({ path: out });
+  await page.close();
+  console.log('wrote', out);
+}
+
+async function picture(browser, name) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `chatls-shot-${name}-`));
+  const ws = path.join(tmp, 'ws');
+  fs.mkdirSync(ws);
+  fs.copyFileSync(path.join(clients, 'testdata', 'approve-echo.chat'), path.join(ws, 'approve-echo.chat'));
+  const ed = editors[name](tmp);
+  const session = `chatls-shot-${name}-${process.pid}`;
+  tmux('new-session', '-d', '-s', session, '-x', String(COLS), '-y', String(ROWS),
+    `cd ${ws} && HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state TERM=xterm-256color ${ed.command}`);
+  try {
+    // The pending call: its status (with the key that approves it) on screen.
+    await until(session, /waits for approval/, 20000);
+    tmux('send-keys', '-t', session, ...ed.goto);
+    const pending = await until(session, /waits for approval/, 5000);
+    await shoot(browser, pending, path.join(outDir, `${name}-pending.png`));
+    tmux('send-keys', '-t', session, ...ed.approve);
+    const result = await until(session, /^\s*\d*\s*hello-from-chatls\s*$/m, 20000).then(() => until(session, /ready to send/, 10000));
+    await shoot(browser, result, path.join(outDir, `${name}-result.png`));
+  } finally {
+    try {
+      tmux('kill-session', '-t', session);
+    } catch {}
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    for (const name of only.length ? only : Object.keys(editors)) {
+      if (!editors[name]) throw new Error(`unknown editor ${name} (nvim, vim, emacs)`);
+      await picture(browser, name);
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e.message || e);
+  process.exit(1);
+});
