@@ -162,7 +162,7 @@ wait(5000, function()
   return #notes > n_run
 end)
 local run_note = notes[n_run + 1] and notes[n_run + 1].msg or ''
-check('<M-CR> runs chatls.run for toolu_01A (refused while pending)', run_note:find('toolu_01A', 1, true) and run_note:find('pending', 1, true), run_note)
+check('<M-CR> runs chatls.run for toolu_01A (refused while pending)', run_note:find('toolu_01A', 1, true) and run_note:find('waits for your approval: press \\y (approve) first', 1, true), run_note)
 local first_unexpected = #notes + 1
 
 -- 8b. explain opens a readable document in a split, not a dump
