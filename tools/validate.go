@@ -37,19 +37,29 @@ func (e ValidationError) Error() string { return e.Message }
 // unknown tool or a tool without a schema yields no errors; Runner reports
 // unknown tools itself.
 func (r *Registry) Validate(name string, input map[string]any) []ValidationError {
-	t, ok := r.Lookup(name)
+	cs, errs, ok := r.compiled(name)
 	if !ok {
-		return nil
+		return errs
+	}
+	return cs.validate(input)
+}
+
+// compiled is the tool's compiled schema; without one (unknown tool, no
+// schema, a broken schema) ok is false and errs is Validate's answer.
+func (r *Registry) compiled(name string) (cs *compiledSchema, errs []ValidationError, ok bool) {
+	t, known := r.Lookup(name)
+	if !known {
+		return nil, nil, false
 	}
 	def := t.Definition()
 	if len(bytes.TrimSpace(def.Schema)) == 0 {
-		return nil
+		return nil, nil, false
 	}
 	cs, err := r.schemas.get(name, def.Schema)
 	if err != nil {
-		return []ValidationError{{Path: []string{}, Message: fmt.Sprintf("the schema of tool %s is invalid: %v", name, err)}}
+		return nil, []ValidationError{{Path: []string{}, Message: fmt.Sprintf("the schema of tool %s is invalid: %v", name, err)}}, false
 	}
-	return cs.validate(input)
+	return cs, nil, true
 }
 
 // InvalidInput is the error result for an input the tool's schema
@@ -74,6 +84,7 @@ type compiledSchema struct {
 	nullable   []string // top-level properties that accept null
 	properties []string // top-level property names, for "did you mean"
 	compileErr error    // remembered so a broken schema is not recompiled per call
+	memo       validationMemo
 }
 
 func (c *schemaCache) get(name string, schema json.RawMessage) (*compiledSchema, error) {

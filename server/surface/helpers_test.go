@@ -62,7 +62,7 @@ func (r *fakeRegistry) Lookup(name string) (tools.Tool, bool) {
 	return nil, false
 }
 
-func (r *fakeRegistry) Validate(name string, input map[string]any) []tools.ValidationError {
+func (r *fakeRegistry) ValidateText(name, _ string, input map[string]any) []tools.ValidationError {
 	return r.validate(name, input)
 }
 

@@ -18,7 +18,9 @@ const (
 // satisfies it (its Lookup returns the tool, whose Definition is at hand).
 type ToolInfo interface {
 	Lookup(name string) (tools.Tool, bool)
-	Validate(name string, input map[string]any) []tools.ValidationError
+	// ValidateText validates input, whose JSON text is text (verdicts may
+	// be remembered by the text: a keystroke re-validates only what changed).
+	ValidateText(name, text string, input map[string]any) []tools.ValidationError
 	Suggest(name string) string
 }
 
@@ -41,7 +43,7 @@ func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 		if !use.Valid() {
 			continue
 		}
-		diags = append(diags, schemaDiagnostics(doc, use, reg.Validate(use.Name, use.Input))...)
+		diags = append(diags, schemaDiagnostics(doc, use, reg.ValidateText(use.Name, use.RawInput, use.Input))...)
 	}
 	return diags
 }

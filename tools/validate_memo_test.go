@@ -1,0 +1,71 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// ValidateText answers as Validate does, for the same text again (a hit),
+// across a generation rollover, and after the tool's schema changed.
+func TestValidateTextAgreesWithValidate(t *testing.T) {
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	inputs := []struct{ tool, text string }{
+		{"edit", `{"path":"main.go","oldText":42}`},
+		{"bash", `{"command":"wc -l main.go"}`},
+		{"read", `{"path":"a","ofset":3}`},
+		{"time", `{"format":"week"}`},
+		{"nosuchtool", `{"x":1}`},
+	}
+	check := func(round string) {
+		t.Helper()
+		for _, in := range inputs {
+			var input map[string]any
+			if err := json.Unmarshal([]byte(in.text), &input); err != nil {
+				t.Fatal(err)
+			}
+			want := reg.Validate(in.tool, input)
+			if diff := cmp.Diff(want, reg.ValidateText(in.tool, in.text, input)); diff != "" {
+				t.Errorf("%s: %s %s (-Validate +ValidateText):\n%s", round, in.tool, in.text, diff)
+			}
+		}
+	}
+	check("first")
+	check("remembered")
+
+	// Fill more than two generations with other inputs: the ones above
+	// are validated again, and still agree.
+	for i := range 2*memoGeneration + 10 {
+		text := fmt.Sprintf(`{"command":"echo %d"}`, i)
+		reg.ValidateText("bash", text, map[string]any{"command": fmt.Sprintf("echo %d", i)})
+	}
+	check("after rollover")
+
+	// The same text under a changed schema is judged by the new schema.
+	text := `{"command":"ls"}`
+	input := map[string]any{"command": "ls"}
+	if errs := reg.ValidateText("bash", text, input); len(errs) != 0 {
+		t.Fatalf("valid under the built-in schema: %v", errs)
+	}
+	strict := fakeTool{def: Definition{Name: "bash", Schema: json.RawMessage(`{"type":"object","required":["cwd"],"properties":{"command":{"type":"string"},"cwd":{"type":"string"}}}`)}}
+	reg.SetBuiltins([]Tool{strict})
+	if errs := reg.ValidateText("bash", text, input); len(errs) == 0 {
+		t.Error("the changed schema requires cwd, yet the remembered verdict (valid) came back")
+	}
+}
+
+// BenchmarkValidateTextHit is the cost of a remembered verdict.
+func BenchmarkValidateTextHit(b *testing.B) {
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	text := `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":null}`
+	var input map[string]any
+	if err := json.Unmarshal([]byte(text), &input); err != nil {
+		b.Fatal(err)
+	}
+	reg.ValidateText("bash", text, input)
+	for b.Loop() {
+		reg.ValidateText("bash", text, input)
+	}
+}
