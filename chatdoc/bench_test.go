@@ -81,6 +81,12 @@ func BenchmarkApplyOneCharEditMiddle10MB(b *testing.B) {
 	benchEdit(b, func(d *Document) int { m := d.Messages[len(d.Messages)/2]; return m.MarkerSpan.End + 1 })
 }
 
+// Typing after the second message: the worst case, every message but two
+// follows the edit.
+func BenchmarkApplyOneCharEditTop10MB(b *testing.B) {
+	benchEdit(b, func(d *Document) int { return d.Messages[1].Span.End - 1 })
+}
+
 // Looking up every tool result by ID, as the server's cycle does.
 func BenchmarkToolResultLookup(b *testing.B) {
 	d := Parse(bench10MB())
