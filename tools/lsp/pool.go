@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -117,7 +118,7 @@ func (p *Pool) entryFor(path string) (Entry, error) {
 		}
 	}
 	if len(names) == 0 {
-		return Entry{}, fmt.Errorf("no language server is configured for %s files", cmpOr(ext, "these"))
+		return Entry{}, fmt.Errorf("no language server is configured for %s files", cmp.Or(ext, "these"))
 	}
 	return Entry{}, fmt.Errorf("no language server for %s files on PATH (install %s)", ext, strings.Join(names, " or "))
 }
@@ -207,13 +208,6 @@ func rootOf(dir string, markers []string) string {
 			return dir
 		}
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // ConfigureFrom applies the trusted settings' lsp.* (config.Effective.LSP).

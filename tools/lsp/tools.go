@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,7 +132,7 @@ func diagnosticsRun(ctx context.Context, c call) tools.Result {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", c.shown(c.path), d.Range.Start.Line+1, d.Range.Start.Character+1, cmpOr(severities[d.Severity], "error"), strings.TrimSpace(d.Message))
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", c.shown(c.path), d.Range.Start.Line+1, d.Range.Start.Character+1, cmp.Or(severities[d.Severity], "error"), strings.TrimSpace(d.Message))
 	}
 	return tools.Result{Text: b.String()}
 }
@@ -169,7 +170,7 @@ func symbolsRun(ctx context.Context, c call) tools.Result {
 			if s.Location != nil {
 				path, r = c.shown(uriPath(s.Location.URI)), s.Location.Range
 			}
-			fmt.Fprintf(&b, "%s%s %s  %s:%d:%d\n", strings.Repeat("  ", depth), cmpOr(symbolKinds[s.Kind], "symbol"), s.Name, path, r.Start.Line+1, r.Start.Character+1)
+			fmt.Fprintf(&b, "%s%s %s  %s:%d:%d\n", strings.Repeat("  ", depth), cmp.Or(symbolKinds[s.Kind], "symbol"), s.Name, path, r.Start.Line+1, r.Start.Character+1)
 			walk(s.Children, depth+1)
 		}
 	}
