@@ -1,0 +1,136 @@
+package target_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/tools/target"
+)
+
+// privateTmux is a tmux server of the test's own (a socket in a temp
+// dir), killed at cleanup.
+func privateTmux(t *testing.T) *target.Tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CHATLS_REQUIRE_SSHD") != "" {
+			t.Fatal("tmux is not installed")
+		}
+		t.Skip("tmux is not installed")
+	}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	return &target.Tmux{M: target.Local{}, Socket: sock, Root: t.TempDir()}
+}
+
+func tmuxCmd(tm *target.Tmux, args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-S", tm.Socket}, args...)...)
+}
+
+var forever = target.Wait{Forever: true}
+
+func TestTmuxMarkersOutputAndExitCodes(t *testing.T) {
+	tm := privateTmux(t)
+	ctx := context.Background()
+	r, err := tm.RunCommand(ctx, "echo __CHATLS_END_deadbeef_0__; printf '__CHATLS_START_%s__\\n' abc; printf 'a\\nb\\n\\nc\\n'; (exit 3)", forever, time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "__CHATLS_END_deadbeef_0__\n__CHATLS_START_abc__\na\nb\n\nc"
+	if !r.Ended || r.Code != 3 || r.Output != want {
+		t.Fatalf("result %+v, want output %q and exit 3", r, want)
+	}
+	// The shell persists: a directory change stays for the next call.
+	if _, err := tm.RunCommand(ctx, "cd /tmp && FOO=kept", forever, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err = tm.RunCommand(ctx, "echo \"$PWD $FOO\"", forever, time.Minute, nil)
+	if err != nil || r.Output != "/tmp kept" || r.Code != 0 {
+		t.Fatalf("second call %+v %v", r, err)
+	}
+	out, _ := tmuxCmd(tm, "show-options", "-t", "=chatls:", "-qv", "@chatls-owned").Output()
+	if strings.TrimSpace(string(out)) != "1" {
+		t.Fatalf("the session is not marked as chatls's: %q", out)
+	}
+}
+
+func TestTmuxWaitFalseThenCapture(t *testing.T) {
+	tm := privateTmux(t)
+	ctx := context.Background()
+	r, err := tm.RunCommand(ctx, "echo later-output; tmux wait-for -S test-done", target.Wait{}, time.Minute, nil)
+	if err != nil || !r.Running {
+		t.Fatalf("wait=false: %+v %v", r, err)
+	}
+	if out, err := tmuxCmd(tm, "wait-for", "test-done").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	text, err := tm.Capture(ctx, "", "-", "", true, false)
+	if err != nil || !strings.Contains(text, "\nlater-output\n") {
+		t.Fatalf("capture %q %v", text, err)
+	}
+}
+
+func TestTmuxSendKeysCtrlCStopsACommand(t *testing.T) {
+	tm := privateTmux(t)
+	ctx := context.Background()
+	r, err := tm.RunCommand(ctx, "sh -c 'trap \"tmux wait-for -S test-stopped; exit 130\" INT; sleep 300.777'", target.Wait{For: 300 * time.Millisecond}, time.Minute, nil)
+	if err != nil || !r.Running || r.TimedOut {
+		t.Fatalf("wait=0.3: %+v %v", r, err)
+	}
+	if _, err := tm.RunCommand(ctx, "echo no", forever, time.Minute, nil); err == nil || !strings.Contains(err.Error(), "busy running sh") {
+		t.Fatalf("a command typed into a busy pane: %v", err)
+	}
+	if _, err := tm.SendKeys(ctx, "", []string{"C-c"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tmuxCmd(tm, "wait-for", "test-stopped").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if n := countProcesses(t, "sleep 300.777"); n != 0 {
+		t.Fatalf("%d sleeps left after C-c", n)
+	}
+}
+
+func TestTmuxTimeoutSendsCtrlC(t *testing.T) {
+	tm := privateTmux(t)
+	r, err := tm.RunCommand(context.Background(), "echo before; sleep 300.888", forever, 500*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.TimedOut || !r.Ended || r.Code != 130 || !strings.HasPrefix(r.Output, "before") {
+		t.Fatalf("result %+v, want a timeout ended by C-c (130)", r)
+	}
+	if n := countProcesses(t, "sleep 300.888"); n != 0 {
+		t.Fatalf("%d sleeps left after the timeout", n)
+	}
+}
+
+func TestTmuxDeadSessionIsRecreatedWithANotice(t *testing.T) {
+	tm := privateTmux(t)
+	ctx := context.Background()
+	if _, err := tm.RunCommand(ctx, "true", forever, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tmuxCmd(tm, "kill-session", "-t", "=chatls").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	r, err := tm.RunCommand(ctx, "echo again", forever, time.Minute, nil)
+	if err != nil || r.Output != "again" || !strings.Contains(r.Notice, "had ended; chatls started a new one") {
+		t.Fatalf("after the session died: %+v %v", r, err)
+	}
+}
+
+func TestTmuxForeignSessionIsLeftAlone(t *testing.T) {
+	tm := privateTmux(t)
+	if out, err := tmuxCmd(tm, "new-session", "-d", "-s", "chatls").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	_, err := tm.RunCommand(context.Background(), "echo hi", forever, time.Minute, nil)
+	if err == nil || !strings.Contains(err.Error(), "chatls did not create") {
+		t.Fatalf("foreign session: %v", err)
+	}
+}
