@@ -39,5 +39,7 @@ func Builtins(opts BuiltinOptions) []Tool {
 		calculatorTool{},
 		newWebFetchTool(opts.WebFetchAllowHosts, opts.HTTPClient),
 		timeTool{now: now},
+		capturePaneTool{},
+		sendKeysTool{},
 	}, gitTools()...)
 }

@@ -108,8 +108,15 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 	if call.Input == nil {
 		call.Input = map[string]any{}
 	}
+	wait, hasWait := tmuxWait(call, env)
+	if hasWait {
+		call.Input = withoutKey(call.Input, "wait")
+	}
 	if errs := r.reg.Validate(call.Name, call.Input); len(errs) > 0 {
 		return Result{Text: formatValidation(call.Name, errs), IsError: true}
+	}
+	if hasWait {
+		call.Input = withKey(call.Input, "wait", wait)
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -165,7 +172,11 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 			finished()
 			done <- res
 		}()
-		res = tool.Run(ctx, call, env)
+		if r, ok := runOnTarget(ctx, tool, call, env); ok {
+			res = r
+		} else {
+			res = tool.Run(ctx, call, env)
+		}
 	}()
 	var res Result
 	select {

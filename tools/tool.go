@@ -68,6 +68,8 @@ type Env struct {
 	// (read(private/**)): grep, find and ls walking a directory above
 	// them skip them, as if they were not there.
 	Hidden func(path string) bool
+	// Target is where the call runs (SPEC §8); nil: this machine.
+	Target *TargetEnv
 }
 
 // SandboxConfig is the `sandbox.*` settings.

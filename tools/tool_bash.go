@@ -44,14 +44,7 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	if command == "" {
 		return errorResult("No command provided")
 	}
-	seconds := float64(env.BashTimeout)
-	if t, ok := numberArg(call.Input, "timeout"); ok && t > 0 {
-		seconds = t
-	}
-	if seconds <= 0 {
-		seconds = defaultBashTimeout
-	}
-	seconds = math.Min(seconds, 7*24*3600)
+	seconds := bashSeconds(call, env)
 
 	dir := env.Dir
 	if env.BashCwd != "" {
@@ -85,16 +78,19 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	if out.startErr != nil {
 		return errorResult("Failed to start bash: %v", out.startErr)
 	}
-	got := sink.finish()
-	code := out.exitCode
+	return bashResult(sink.finish(), out.exitCode, out.cancelled, out.timedOut, seconds)
+}
+
+// bashResult is the text of a finished bash call, wherever it ran.
+func bashResult(got sinkResult, code int, cancelled, timedOut bool, seconds float64) Result {
 	res := Result{Text: got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath, ExitCode: &code}
-	if out.cancelled {
+	if cancelled {
 		// What it printed stays, as for a timeout: the user stopped it to
 		// look at something.
 		res.Text, res.IsError, res.Cancelled = appendParagraph(res.Text, CancelledText), true, true
 		return res
 	}
-	if out.timedOut {
+	if timedOut {
 		res.Text = appendParagraph(res.Text, fmt.Sprintf("Command timed out after %s seconds.", formatSeconds(seconds)))
 		res.IsError, res.TimedOut = true, true
 		return res
@@ -107,6 +103,18 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 		res.IsError = true
 	}
 	return res
+}
+
+// bashSeconds is the call's timeout: its input's, else tools.bash.timeout.
+func bashSeconds(call Call, env Env) float64 {
+	seconds := float64(env.BashTimeout)
+	if t, ok := numberArg(call.Input, "timeout"); ok && t > 0 {
+		seconds = t
+	}
+	if seconds <= 0 {
+		seconds = defaultBashTimeout
+	}
+	return math.Min(seconds, 7*24*3600)
 }
 
 func appendParagraph(text, p string) string {

@@ -56,8 +56,19 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	case err != nil:
 		return errorResult("Cannot read %s: %v", shown, err)
 	}
-	content := string(data)
+	updated, r, bad := replaceOnce(string(data), oldText, newText, shown)
+	if bad {
+		return r
+	}
+	if err := root.WriteFile(rel, []byte(updated), 0o644); err != nil {
+		return errorResult("Cannot write %s: %v", shown, err)
+	}
+	return Result{Text: "Successfully replaced text in " + shown + "."}
+}
 
+// replaceOnce replaces the one occurrence of oldText in content, or says
+// why it cannot.
+func replaceOnce(content, oldText, newText, shown string) (string, Result, bool) {
 	// Models write LF; keep a CRLF file CRLF by matching with its line endings.
 	if !strings.Contains(content, oldText) && strings.Contains(content, "\r\n") && !strings.Contains(oldText, "\r\n") {
 		oldText = strings.ReplaceAll(oldText, "\n", "\r\n")
@@ -65,17 +76,13 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	switch n := strings.Count(content, oldText); {
 	case n == 0:
-		return errorResult("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", shown)
+		return "", errorResult("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", shown), true
 	case n > 1:
-		return errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown)
+		return "", errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown), true
 	}
 	if oldText == newText {
-		return errorResult("No changes made to %s. The replacement produced identical content.", shown)
+		return "", errorResult("No changes made to %s. The replacement produced identical content.", shown), true
 	}
 	at := strings.Index(content, oldText)
-	updated := content[:at] + newText + content[at+len(oldText):]
-	if err := root.WriteFile(rel, []byte(updated), 0o644); err != nil {
-		return errorResult("Cannot write %s: %v", shown, err)
-	}
-	return Result{Text: "Successfully replaced text in " + shown + "."}
+	return content[:at] + newText + content[at+len(oldText):], Result{}, false
 }

@@ -307,9 +307,15 @@ func grepFile(m *lineMatcher, path, shownRoot, root string, buf []byte, limit in
 	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !m.mayMatch(data) {
 		return res, buf
 	}
-	shown := displayPath(shownRoot, root, path)
+	res.lines = grepData(m, data, displayPath(shownRoot, root, path), limit)
+	return res, buf
+}
+
+// grepData returns up to limit `shown:line:text` matches in data.
+func grepData(m *lineMatcher, data []byte, shown string, limit int) []string {
+	var lines []string
 	lineNo := 0
-	for len(data) > 0 && len(res.lines) < limit {
+	for len(data) > 0 && len(lines) < limit {
 		lineNo++
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -323,10 +329,10 @@ func grepFile(m *lineMatcher, path, shownRoot, root string, buf []byte, limit in
 			if utf8Len := len([]rune(text)); utf8Len > grepLineMax {
 				text = string([]rune(text)[:grepLineMax]) + "… [truncated]"
 			}
-			res.lines = append(res.lines, fmt.Sprintf("%s:%d:%s", shown, lineNo, text))
+			lines = append(lines, fmt.Sprintf("%s:%d:%s", shown, lineNo, text))
 		}
 	}
-	return res, buf
+	return lines
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {

@@ -23,7 +23,7 @@ if [ -n "$2" ] && ! cd "$2" 2>/dev/null; then chatls_note nodir; rm -rf "$t"; ex
 sh=sh; command -v bash >/dev/null 2>&1 && sh=bash
 export PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0
 setsid "$sh" -c 'echo $$ > "$1/pid"; exec "$0" "$1/cmd"' "$sh" "$t" </dev/null &
-wait $!
+wait $! 2>/dev/null
 c=$?
 p=$(cat "$t/pid" 2>/dev/null) && kill -9 -"$p" 2>/dev/null
 rm -rf "$t"

@@ -1,0 +1,152 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chatls/chatls/tools/target"
+)
+
+// bashOnTarget runs bash on a remote target with the local bash's texts,
+// limits (the full-output file stays on this machine), timeout, cancel
+// and progress.
+func bashOnTarget(ctx context.Context, call Call, env Env) Result {
+	command, _ := stringArg(call.Input, "command")
+	if command == "" {
+		return errorResult("No command provided")
+	}
+	seconds := bashSeconds(call, env)
+	t := env.Target
+	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	runCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(seconds*float64(time.Second)), errToolTimeout)
+	defer cancel()
+	stop := reportProgress(env.Progress, sink.lastLine)
+	p, err := target.Run(runCtx, t.Machine, command, t.Root, sink)
+	stop()
+	switch {
+	case errors.Is(err, target.ErrNoDir):
+		return errorResult("Working directory %s does not exist on %s", t.Root, t.Name)
+	case err != nil:
+		got := sink.finish()
+		return Result{Text: appendParagraph(got.Text, capitalize(err.Error())+"."), IsError: true, Truncated: got.Truncated, FullOutputPath: got.FullPath}
+	}
+	timedOut := p.Killed && errors.Is(context.Cause(runCtx), errToolTimeout) && ctx.Err() == nil
+	return bashResult(sink.finish(), p.Code, p.Killed && !timedOut, timedOut, seconds)
+}
+
+// reportProgress calls progress every progressInterval with the elapsed
+// time and last line until stop is called.
+func reportProgress(progress func(Progress), last func() string) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	started := time.Now()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				progress(Progress{ElapsedMillis: time.Since(started).Milliseconds(), LastLine: last()})
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// bashInTmux runs bash in the target's tmux pane (SPEC §8): the command
+// is checked first for what would break the shared shell, `wait` says
+// how long to wait, the timeout sends C-c.
+func bashInTmux(ctx context.Context, call Call, env Env) Result {
+	command, _ := stringArg(call.Input, "command")
+	if command == "" {
+		return errorResult("No command provided")
+	}
+	if why := paneBreaker(command); why != "" {
+		return errorResult("Not run in the shared tmux pane: %s. Run it in a child shell instead, e.g. bash -c '…'.", why)
+	}
+	wait, err := waitArg(call.Input["wait"])
+	if err != "" {
+		return errorResult("%s", err)
+	}
+	seconds := bashSeconds(call, env)
+	tm := env.Target.Tmux
+	var lastLine atomic.Pointer[string]
+	progressLine := func(s string) { lastLine.Store(&s) }
+	stop := reportProgress(env.Progress, func() string {
+		if p := lastLine.Load(); p != nil {
+			return *p
+		}
+		return ""
+	})
+	r, runErr := tm.RunCommand(ctx, command, wait, time.Duration(seconds*float64(time.Second)), progressLine)
+	stop()
+	if runErr != nil {
+		if errors.Is(runErr, target.ErrNoTmux) {
+			return errorResult("tmux is not installed on target %s; install it or set tmux = false for this target", cmpName(env.Target.Name))
+		}
+		return errorResult("%s", capitalize(runErr.Error()))
+	}
+	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	sink.Write([]byte(r.Output))
+	got := sink.finish()
+	text := got.Text
+	if r.ScrolledOut {
+		text = appendParagraph("[The start of the output has left the pane's history.]", text)
+	}
+	res := Result{Text: text, Truncated: got.Truncated, FullOutputPath: got.FullPath}
+	where := fmt.Sprintf("tmux session %s (pane %s)", tm.SessionName(), r.Pane)
+	switch {
+	case ctx.Err() != nil && !r.Ended:
+		res.Text, res.IsError, res.Cancelled = appendParagraph(res.Text, CancelledText), true, true
+	case r.TimedOut:
+		res.Text = appendParagraph(res.Text, fmt.Sprintf("Command timed out after %s seconds; C-c was sent.", formatSeconds(seconds)))
+		if r.Running {
+			res.Text += fmt.Sprintf(" It is still running in %s.", where)
+		}
+		res.IsError, res.TimedOut = true, true
+	case r.Running && r.Output == "" && !wait.Forever && wait.For <= 0:
+		res.Text = fmt.Sprintf("Started in %s. Read its output with capture_pane; stop it with send_keys [\"C-c\"].", where)
+	case r.Running:
+		res.Text = appendParagraph(res.Text, fmt.Sprintf("[Still running in %s after %s seconds. Read more with capture_pane; stop it with send_keys [\"C-c\"].]", where, formatSeconds(wait.For.Seconds())))
+	default:
+		code := r.Code
+		res.ExitCode = &code
+		if strings.TrimSpace(res.Text) == "" {
+			res.Text = "(no output)"
+		}
+		if code != 0 {
+			res.Text += fmt.Sprintf("\n\nCommand exited with code %d", code)
+			res.IsError = true
+		}
+	}
+	if r.Notice != "" {
+		res.Text = appendParagraph(r.Notice, res.Text)
+	}
+	return res
+}
+
+// waitArg reads bash's `wait` (tmux only): true (default), false, or seconds.
+func waitArg(v any) (target.Wait, string) {
+	switch w := v.(type) {
+	case nil:
+		return target.Wait{Forever: true}, ""
+	case bool:
+		return target.Wait{Forever: w}, ""
+	case float64:
+		if w <= 0 {
+			return target.Wait{}, ""
+		}
+		return target.Wait{For: time.Duration(w * float64(time.Second))}, ""
+	}
+	return target.Wait{}, "wait must be true, false or a number of seconds"
+}
