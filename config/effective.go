@@ -32,6 +32,11 @@ type Effective struct {
 	LSP LSPSettings
 	// Keys are the client's key names, merged key by key.
 	Keys map[string]string
+	// Targets are the trusted targets; Target is the chosen one ("" local).
+	Targets map[string]TargetSettings
+	Target  string
+	// TargetFromUntrusted is set when an untrusted workspace chose Target.
+	TargetFromUntrusted bool
 }
 
 // EffectiveSend is send.* with defaults.
@@ -124,6 +129,7 @@ func Merge(layers ...Settings) Effective {
 			e.Keys[action] = key
 		}
 		e.LSP = Overlay(Settings{LSP: e.LSP}, Settings{LSP: l.LSP}).LSP
+		mergeTargets(&e, l)
 	}
 	return e
 }
@@ -193,6 +199,7 @@ func UntrustedView(s Settings) Settings {
 	// A document's choice among configured providers, never where they are.
 	out.Provider, out.Model, out.Parameters = s.Provider, s.Model, s.Parameters
 	out.Send = s.Send // narrowed against the user's in Resolve
+	out.Target = s.Target // a choice among the user's targets (checked: untrusted = true)
 	out.Tools.MaxConcurrent = s.Tools.MaxConcurrent
 	out.Tools.DefaultTimeout = s.Tools.DefaultTimeout
 	out.Tools.Retries = s.Tools.Retries // only read-only calls repeat

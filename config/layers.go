@@ -79,6 +79,7 @@ func (l Layers) Resolve(trusted func(root string) bool) Resolution {
 		e := Merge(append(slices.Clone(user), ws)...)
 		if !t {
 			e.Send = narrowSend(e.Send, r.userOnly.Send)
+			e.TargetFromUntrusted = ws.Target != ""
 		}
 		r.byRoot[root] = e
 		narrowing = append(narrowing, UntrustedView(ws))

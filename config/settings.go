@@ -30,6 +30,10 @@ type Settings struct {
 	// {"advance": "<C-]>"}, so that messages say what to press. Editors
 	// pass them in initializationOptions.
 	Keys map[string]string `json:"keys,omitempty" toml:"keys,omitempty"`
+	// Targets are where tools may run (SPEC §8; trusted layers only) and
+	// Target the one chosen.
+	Targets map[string]TargetSettings `json:"targets,omitempty" toml:"targets,omitempty"`
+	Target  string                    `json:"target,omitempty" toml:"target,omitempty"`
 
 	// Lines records where list entries and rule tables were written, for
 	// traces: key "tools.autoApprove=VALUE", "tools.deny=VALUE",

@@ -39,7 +39,5 @@ func Builtins(opts BuiltinOptions) []Tool {
 		calculatorTool{},
 		newWebFetchTool(opts.WebFetchAllowHosts, opts.HTTPClient),
 		timeTool{now: now},
-		capturePaneTool{},
-		sendKeysTool{},
 	}, gitTools()...)
 }

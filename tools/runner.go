@@ -97,7 +97,12 @@ func (r *Runner) CancelAll() int {
 // Run validates and executes one call. It never panics: unknown tools,
 // schema violations, panics in tools and cancellation all become results.
 func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
-	tool, ok := r.reg.Lookup(call.Name)
+	reg := r.reg
+	tool, ok := reg.Lookup(call.Name)
+	if !ok && TmuxTools[call.Name] && env.Target != nil && env.Target.Tmux != nil {
+		reg = tmuxRegistry()
+		tool, ok = reg.Lookup(call.Name)
+	}
 	if !ok {
 		msg := "Unknown tool: " + call.Name
 		if s := r.reg.Suggest(call.Name); s != "" {
@@ -112,7 +117,7 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 	if hasWait {
 		call.Input = withoutKey(call.Input, "wait")
 	}
-	if errs := r.reg.Validate(call.Name, call.Input); len(errs) > 0 {
+	if errs := reg.Validate(call.Name, call.Input); len(errs) > 0 {
 		return Result{Text: formatValidation(call.Name, errs), IsError: true}
 	}
 	if hasWait {

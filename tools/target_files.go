@@ -125,4 +125,3 @@ func editOnTarget(ctx context.Context, call Call, env Env) Result {
 	}
 	return Result{Text: "Successfully replaced text in " + shown + "."}
 }
-

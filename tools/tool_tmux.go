@@ -51,6 +51,17 @@ var (
 	})
 )
 
+// tmuxRegistry holds the tmux tools: they are not built-ins everywhere,
+// only on a target with tmux (Runner.Run looks there for them).
+var tmuxRegistry = sync.OnceValue(func() *Registry {
+	return NewRegistry([]Tool{capturePaneTool{}, sendKeysTool{}})
+})
+
+// TmuxDefinitions are the tools a tmux target adds.
+func TmuxDefinitions() []Definition {
+	return []Definition{capturePaneDefinition(), sendKeysDefinition()}
+}
+
 // BashDefinitionForTmux is bash with `wait`, as offered on a tmux target.
 func BashDefinitionForTmux() Definition { return bashWaitDefinition() }
 
