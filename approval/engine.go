@@ -43,6 +43,9 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
+	if src.Target != nil {
+		src = targetSources(src)
+	}
 	e := &Engine{src: src, log: logger, home: src.Home, tmp: src.TempDir}
 	if e.home == "" {
 		e.home, _ = os.UserHomeDir()
@@ -61,7 +64,7 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 		root = filepath.Dir(src.DocPath)
 	}
 	if root != "" {
-		e.root = canonicalPath(root, "/", e.home)
+		e.root = e.canon(root, "/", e.home)
 	}
 	e.trusted = trustedRoot(e.root, src.User.Trust.Workspaces, e.home)
 	e.configDirs = []configDir{{path: canonicalPath(filepath.Dir(config.UserConfigPath()), "/", e.home), token: "chatls/"}}
@@ -74,7 +77,9 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 	b := &layerBuilder{set: set, presets: presets, home: e.home}
 	var errs []error
 	defaults, _, _ := b.expandAll(defaultAutoApprove, origin{layer: layerUser, file: "built-in default", trusted: true}, nil)
-	set.approve = defaults
+	if !src.lexical {
+		set.approve = defaults // a target approves only what its own list says
+	}
 
 	for name, p := range src.User.Tools.Presets {
 		presets[name] = p
@@ -258,28 +263,28 @@ func (e *Engine) resolveEnv(call Call) callEnv {
 		docPath = e.src.DocPath
 	}
 	if call.WorkspaceRoot != "" {
-		env.root = canonicalPath(call.WorkspaceRoot, "/", e.home)
+		env.root = e.canon(call.WorkspaceRoot, "/", e.home)
 	} else {
 		env.root = e.root
 	}
 	if docPath != "" {
-		env.docDir = canonicalPath(filepath.Dir(docPath), "/", e.home)
+		env.docDir = e.canon(filepath.Dir(docPath), "/", e.home)
 	}
 	if env.root == "" {
 		env.root = env.docDir
 	}
 	if env.root == "" {
 		if wd, err := os.Getwd(); err == nil {
-			env.root = canonicalPath(wd, "/", e.home)
+			env.root = e.canon(wd, "/", e.home)
 		}
 	}
 	if env.docDir == "" {
 		env.docDir = env.root
 	}
 	env.read = []string{env.root, env.docDir}
-	env.write = []string{env.root, env.docDir, canonicalPath(e.tmp, "/", e.home)}
+	env.write = []string{env.root, env.docDir, e.canon(e.tmp, "/", e.home)}
 	for _, w := range e.rules.writable {
-		env.write = append(env.write, canonicalPath(w, env.root, e.home))
+		env.write = append(env.write, e.canon(w, env.root, e.home))
 	}
 	return env
 }

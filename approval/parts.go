@@ -66,7 +66,7 @@ func (e *Engine) pathPart(call Call, key string, env callEnv) part {
 		p.blocked = "the call has no " + key
 		return p
 	}
-	p.path = canonicalPath(raw, env.docDir, e.home)
+	p.path = e.canon(raw, env.docDir, e.home)
 	p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
 	p.secret = e.sensitive(p.path)
 	if p.secret == "" {
@@ -113,7 +113,7 @@ func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []p
 		if c.isCd {
 			target := ""
 			if c.cd != "" {
-				target = canonicalPath(c.cd, "/", e.home)
+				target = e.canon(c.cd, "/", e.home)
 			}
 			if target != "" && (fspath.Within(target, env.root) || fspath.Within(target, env.docDir)) {
 				p.builtin = "cd inside the workspace"
@@ -132,7 +132,7 @@ func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []p
 			p.blocked = fmt.Sprintf("%s writes a file: %s", w.via, w.reason)
 			p.label = "write via " + w.via
 		} else {
-			p.path = canonicalPath(w.path, "/", e.home)
+			p.path = e.canon(w.path, "/", e.home)
 			p.label = fmt.Sprintf("write %s (%s)", p.path, w.via)
 			p.secret = e.sensitive(p.path)
 			if p.secret == "" {

@@ -123,7 +123,7 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 		if cc, ok := canon[cwd]; ok {
 			cwd = cc
 		} else {
-			cc = canonicalPath(cwd, "/", e.home)
+			cc = e.canon(cwd, "/", e.home)
 			canon[cwd] = cc
 			cwd = cc
 		}
@@ -158,7 +158,7 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 		}
 	}
 	for _, r := range c.reads {
-		if t := e.sensitive(canonicalPath(r, "/", e.home)); t != "" {
+		if t := e.sensitive(e.canon(r, "/", e.home)); t != "" {
 			return t, r
 		}
 	}
@@ -170,7 +170,7 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 func (e *Engine) argPathSecret(cwd, arg string) string {
 	switch {
 	case arg == "~" || strings.HasPrefix(arg, "~/"):
-		return e.sensitive(canonicalPath(arg, cwd, e.home))
+		return e.sensitive(e.canon(arg, cwd, e.home))
 	case strings.HasPrefix(arg, "~"):
 		return ""
 	}
@@ -304,7 +304,7 @@ func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
 	}
 	c.readPathsDone = true
 	for _, rd := range c.reads {
-		if p := canonicalPath(rd, "/", e.home); p != "" {
+		if p := e.canon(rd, "/", e.home); p != "" {
 			c.readPaths = append(c.readPaths, p)
 		}
 	}
@@ -313,7 +313,7 @@ func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
 	}
 	cwd := c.canonCwd
 	if cwd == "" && c.cwd != "" {
-		cwd = canonicalPath(c.cwd, "/", e.home)
+		cwd = e.canon(c.cwd, "/", e.home)
 	}
 	for _, a := range c.words[1:] {
 		if a.tainted || a.dyn && a.lead == 0 {
@@ -326,7 +326,7 @@ func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
 			case strings.HasPrefix(piece, "-"):
 				continue
 			case strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~"):
-				p = canonicalPath(piece, cwd, e.home)
+				p = e.canon(piece, cwd, e.home)
 			case cwd != "":
 				p, _ = fspath.ResolveFrom(cwd, piece)
 			}

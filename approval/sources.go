@@ -34,6 +34,19 @@ type Sources struct {
 	Home string
 	// TempDir overrides $TMPDIR (tests); empty: $TMPDIR or /tmp.
 	TempDir string
+	// Target, when set, is the remote target the calls run on (SPEC §8).
+	Target *TargetPolicy
+	// lexical resolves paths without this machine's filesystem (set for
+	// a remote target, whose symlinks are not here).
+	lexical bool
+}
+
+// TargetPolicy is a remote target's own lists (SPEC §8 "Policy").
+type TargetPolicy struct {
+	Name        string
+	Root        string // where relative paths resolve on the target
+	AutoApprove []string
+	Deny        []string
 }
 
 // FrontmatterOp mirrors chatdoc.OptionOp: Path like "tools.auto_approve",

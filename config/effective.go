@@ -198,7 +198,7 @@ func UntrustedView(s Settings) Settings {
 	}
 	// A document's choice among configured providers, never where they are.
 	out.Provider, out.Model, out.Parameters = s.Provider, s.Model, s.Parameters
-	out.Send = s.Send // narrowed against the user's in Resolve
+	out.Send = s.Send     // narrowed against the user's in Resolve
 	out.Target = s.Target // a choice among the user's targets (checked: untrusted = true)
 	out.Tools.MaxConcurrent = s.Tools.MaxConcurrent
 	out.Tools.DefaultTimeout = s.Tools.DefaultTimeout

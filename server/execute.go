@@ -182,7 +182,20 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 		BashTimeout:    eff.BashTimeout,
 		Retries:        eff.Retries,
 		Hidden:         s.readDenied(ds),
+		Target:         s.targetFor(ds, s.latest(ds)),
 	}
+}
+
+// targetFor is the target the document's calls run on (nil: here).
+func (s *Server) targetFor(ds *docState, doc *chatdoc.Document) *tools.TargetEnv {
+	eff := s.settings.effectiveFor(ds.path)
+	if eff.Target == "" && (doc == nil || doc.Frontmatter == nil) {
+		return nil
+	}
+	layers, _, _ := s.settings.store.Current()
+	home, _ := os.UserHomeDir()
+	trusted := approval.IsTrustedRoot(s.workspaceRoot(ds.path), layers.User(), home)
+	return TargetFor(eff, doc, trusted, &s.targets)
 }
 
 // readDenied is the document's policy's ReadDenied, for tools walking

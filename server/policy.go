@@ -102,7 +102,12 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 	}
 	sandboxActive := s.sandboxActiveFor(ds.path)
 	layers, _, gen := st.store.Current()
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", root, ds.path, fmKey, sandboxActive, wsError)
+	var targetPolicy *approval.TargetPolicy
+	if t := s.targetFor(ds, doc); t.Remote() {
+		ts := s.settings.effectiveFor(ds.path).Targets[t.Name]
+		targetPolicy = &approval.TargetPolicy{Name: t.Name, Root: ts.Root, AutoApprove: ts.AutoApprove, Deny: ts.Deny}
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s\x00%v", root, ds.path, fmKey, sandboxActive, wsError, targetPolicy)
 	st.mu.Lock()
 	if st.engineGen != gen || len(st.engines) > 64 {
 		st.engines, st.engineGen = map[string]*approval.Engine{}, gen
@@ -122,6 +127,7 @@ func (s *Server) engineFor(ds *docState, doc *chatdoc.Document) (*approval.Engin
 		WorkspaceError:   wsError,
 		DocPath:          ds.path,
 		SandboxActive:    sandboxActive,
+		Target:           targetPolicy,
 	}, s.log)
 	if err != nil {
 		return nil, err

@@ -41,8 +41,10 @@ type Options struct {
 
 // Server is one LSP session.
 type Server struct {
-	opts Options
-	log  *zap.Logger
+	// targets are the tools' targets in use (SPEC §8).
+	targets targetPool
+	opts    Options
+	log     *zap.Logger
 
 	// conn is set by the first Handle call: jsonrpc2 starts reading inside
 	// NewConn, before Serve could assign its result.
@@ -164,6 +166,7 @@ func (s *Server) shutdownWork() {
 		// restarted chatls reports them instead of running them again.
 		s.runner.CancelAll()
 		s.tasks.Wait()
+		s.targets.Close()
 		if err := s.tools.Close(); err != nil {
 			s.log.Warn("closing tool sources", zap.Error(err))
 		}

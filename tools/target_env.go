@@ -22,12 +22,22 @@ type TargetEnv struct {
 	Root string
 	// Tmux, when set, runs bash in the target's tmux session.
 	Tmux *target.Tmux
+	// Problem, when set, is why the chosen target cannot be used: every
+	// call fails with it (never runs here instead).
+	Problem string
 	// failures remembers the last failing tmux call (loopGuard).
 	failures *lastFailure
 }
 
+// BrokenTarget is a chosen target that cannot be used.
+func BrokenTarget(name, problem string) *TargetEnv {
+	return &TargetEnv{Name: name, Problem: problem}
+}
+
 // Remote says the calls leave this machine.
-func (t *TargetEnv) Remote() bool { return t != nil && t.Machine != nil && t.Machine.Kind() != "local" }
+func (t *TargetEnv) Remote() bool {
+	return t != nil && (t.Problem != "" || t.Machine != nil && t.Machine.Kind() != "local")
+}
 
 // Where names the target in results and previews ("" for this machine).
 func (t *TargetEnv) Where() string {
@@ -65,6 +75,9 @@ func runOnTarget(ctx context.Context, tool Tool, call Call, env Env) (Result, bo
 	t := env.Target
 	if t == nil {
 		return Result{}, false
+	}
+	if t.Problem != "" {
+		return errorResult("%s", capitalize(t.Problem)), true
 	}
 	if call.Name == "bash" && t.Tmux != nil {
 		return t.guardLoop(call, func() Result { return bashInTmux(ctx, call, env) }), true

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/target"
+)
+
+// targetPool keeps one TargetEnv per target definition, so an SSH master
+// connection and a tmux session are shared by the calls to it; Close ends
+// them when the session does.
+type targetPool struct {
+	mu   sync.Mutex
+	envs map[string]*tools.TargetEnv
+}
+
+// TargetFor is the target a document's calls run on (SPEC §8): the
+// frontmatter's flemma.opt.target, else the settings' target; nil for
+// this machine. A chosen target that cannot be used is returned with its
+// problem set, so its calls fail instead of running here.
+func TargetFor(eff config.Effective, doc *chatdoc.Document, trusted bool, pool *targetPool) *tools.TargetEnv {
+	name, fromUntrusted := eff.Target, eff.TargetFromUntrusted
+	if doc != nil && doc.Frontmatter != nil {
+		for _, op := range doc.Frontmatter.Options {
+			if op.Path == "target" && op.Op == "set" && len(op.Values) == 1 {
+				if s, ok := op.Values[0].(string); ok {
+					name, fromUntrusted = s, !trusted
+				}
+			}
+		}
+	}
+	if name == "" || name == "local" && eff.Targets["local"].Type == "" {
+		return nil
+	}
+	ts, ok := eff.Targets[name]
+	switch {
+	case !ok:
+		return tools.BrokenTarget(name, fmt.Sprintf("target %s is not defined in your trusted settings (targets.%s); nothing was run", name, name))
+	case fromUntrusted && !ts.Untrusted:
+		return tools.BrokenTarget(name, fmt.Sprintf("target %s was chosen by an untrusted workspace or document; only targets with untrusted = true may be (add the workspace to trust.workspaces); nothing was run", name))
+	}
+	return pool.get(name, ts)
+}
+
+func (p *targetPool) get(name string, ts config.TargetSettings) *tools.TargetEnv {
+	data, _ := json.Marshal(ts)
+	key := name + "\x00" + string(data)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if env, ok := p.envs[key]; ok {
+		return env
+	}
+	env := buildTarget(name, ts)
+	if p.envs == nil {
+		p.envs = map[string]*tools.TargetEnv{}
+	}
+	p.envs[key] = env
+	return env
+}
+
+// buildTarget makes the machine of a target definition.
+func buildTarget(name string, ts config.TargetSettings) *tools.TargetEnv {
+	var m target.Machine
+	switch ts.Type {
+	case "ssh":
+		s, err := target.NewSSH(name, target.SSHConfig{Host: ts.Host, User: ts.User, Port: ts.Port, IdentityFile: ts.IdentityFile, ConfigFile: ts.SSHConfig})
+		if err != nil {
+			return tools.BrokenTarget(name, err.Error())
+		}
+		m = s
+	case "container":
+		if ts.Container == "" {
+			return tools.BrokenTarget(name, fmt.Sprintf("target %s: container is required for type container", name))
+		}
+		m = target.NewContainer(name, ts.Container, ts.Engine)
+	case "local":
+		m = target.Local{}
+	default:
+		return tools.BrokenTarget(name, fmt.Sprintf("target %s: type must be ssh, container or local, not %q", name, ts.Type))
+	}
+	var tm *target.Tmux
+	if ts.Tmux {
+		tm = &target.Tmux{M: m, Session: ts.Session, Socket: ts.TmuxSocket, Root: ts.Root}
+	}
+	if ts.Type == "local" {
+		return tools.NewTargetEnv(name, nil, ts.Root, tm)
+	}
+	return tools.NewTargetEnv(name, m, ts.Root, tm)
+}
+
+// Close ends every target's connections.
+func (p *targetPool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, env := range p.envs {
+		if env.Machine != nil {
+			env.Machine.Close()
+		}
+	}
+	p.envs = nil
+}
