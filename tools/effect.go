@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -43,7 +44,7 @@ func (t gitTool) Effect(ctx context.Context, call Call, env Env) string {
 	case "git_branch":
 		if c, _ := call.Input["create"].(bool); c {
 			from, _ := stringArg(call.Input, "from")
-			from = cmpOr(from, "HEAD")
+			from = cmp.Or(from, "HEAD")
 			if strings.HasPrefix(from, "-") {
 				return ""
 			}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -112,7 +113,7 @@ func builtinPreview(name string, in map[string]any) (string, bool) {
 		add(strconv.Quote(firstLine(str("message"))))
 		add(strings.Join(stringList(in["files"]), ", "))
 	case "git_push":
-		add(cmpOr(str("remote"), "origin") + " " + cmpOr(str("branch"), "(current branch)"))
+		add(cmp.Or(str("remote"), "origin") + " " + cmp.Or(str("branch"), "(current branch)"))
 		if f, _ := in["force"].(bool); f {
 			add("(force-with-lease)")
 		}

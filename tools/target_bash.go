@@ -92,7 +92,7 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 	stop()
 	if runErr != nil {
 		if errors.Is(runErr, target.ErrNoTmux) {
-			return errorResult("tmux is not installed on target %s; install it or set tmux = false for this target", cmpName(env.Target.Name))
+			return errorResult("tmux is not installed on target %s; install it or set tmux = false for this target", targetLabel(env.Target.Name))
 		}
 		return errorResult("%s", capitalize(runErr.Error()))
 	}

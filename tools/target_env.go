@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path"
 	"sync"
 
@@ -39,22 +38,23 @@ func (t *TargetEnv) Remote() bool {
 	return t != nil && (t.Problem != "" || t.Machine != nil && t.Machine.Kind() != "local")
 }
 
-// Where names the target in results and previews ("" for this machine).
-func (t *TargetEnv) Where() string {
-	if t == nil {
-		return ""
-	}
-	return t.Name
+// remoteRuns are the built-ins that reach a remote target, each through
+// the target's shell with the local tool's texts and limits.
+var remoteRuns = map[string]func(context.Context, Call, Env) Result{
+	"bash": bashOnTarget, "read": readOnTarget, "write": writeOnTarget, "edit": editOnTarget,
+	"ls": lsOnTarget, "find": findOnTarget, "grep": grepOnTarget,
 }
 
-// localOnlyTools touch this machine's files however the call is written:
-// on a remote target they would act on the wrong machine, so they refuse.
-var localOnlyTools = map[string]bool{"mkdir": true, "copy": true, "move": true, "delete": true}
+// filelessBuiltins touch no files: on any target they run here. Every
+// other built-in (mkdir, copy, move, delete, the git and LSP tools) would
+// act on this machine's files, so a remote target neither offers nor runs it.
+var filelessBuiltins = map[string]bool{"calculator": true, "time": true, "web_fetch": true}
 
 // TmuxTools appear only where the target has tmux.
 var TmuxTools = map[string]bool{"capture_pane": true, "send_keys": true}
 
-// OffersOnTarget says whether a built-in tool is offered on t.
+// OffersOnTarget says whether a tool is offered on t (builtin: it is one
+// of chatls's own; plugins and MCP tools run here wherever the target is).
 func OffersOnTarget(t *TargetEnv, name string, builtin bool) bool {
 	if TmuxTools[name] {
 		return t != nil && t.Tmux != nil
@@ -62,11 +62,7 @@ func OffersOnTarget(t *TargetEnv, name string, builtin bool) bool {
 	if !builtin || !t.Remote() {
 		return true
 	}
-	return !localOnlyTools[name] && !GitTool(name) && !isLSPToolName(name)
-}
-
-func isLSPToolName(name string) bool {
-	return len(name) > 4 && name[:4] == "lsp_"
+	return remoteRuns[name] != nil || filelessBuiltins[name]
 }
 
 // runOnTarget runs the call where env.Target says; ok false means the
@@ -84,37 +80,24 @@ func runOnTarget(ctx context.Context, tool Tool, call Call, env Env) (Result, bo
 	}
 	if TmuxTools[call.Name] {
 		if t.Tmux == nil {
-			return errorResult("%s needs a target with tmux = true (this document's target %s has none)", call.Name, cmpName(t.Name)), true
+			return errorResult("%s needs a target with tmux = true (this document's target %s has none)", call.Name, targetLabel(t.Name)), true
 		}
 		return t.guardLoop(call, func() Result { return tool.Run(ctx, call, env) }), true
 	}
 	if !t.Remote() {
 		return Result{}, false
 	}
-	switch call.Name {
-	case "bash":
-		return bashOnTarget(ctx, call, env), true
-	case "read":
-		return readOnTarget(ctx, call, env), true
-	case "write":
-		return writeOnTarget(ctx, call, env), true
-	case "edit":
-		return editOnTarget(ctx, call, env), true
-	case "ls":
-		return lsOnTarget(ctx, call, env), true
-	case "find":
-		return findOnTarget(ctx, call, env), true
-	case "grep":
-		return grepOnTarget(ctx, call, env), true
+	if run := remoteRuns[call.Name]; run != nil {
+		return run(ctx, call, env), true
 	}
-	def := tool.Definition()
-	if def.Source == "builtin" && !OffersOnTarget(t, call.Name, true) {
+	if tool.Definition().Source == "builtin" && !OffersOnTarget(t, call.Name, true) {
 		return errorResult("%s does not run on target %s: it would act on this machine's files. On a target use bash, read, write, edit, ls, find and grep.", call.Name, t.Name), true
 	}
 	return Result{}, false
 }
 
-func cmpName(name string) string {
+// targetLabel names a target in texts; the local target has no name.
+func targetLabel(name string) string {
 	if name == "" {
 		return "local"
 	}
@@ -169,8 +152,10 @@ func remotePath(t *TargetEnv, p string) string {
 	return path.Join(t.Root, p)
 }
 
-func linkError(t *TargetEnv, err error) Result {
-	return errorResult("%s", fmt.Sprint(capitalize(err.Error())))
+// linkError is the result of a call whose target could not be reached
+// or whose connection dropped (the call is not repeated).
+func linkError(err error) Result {
+	return errorResult("%s", capitalize(err.Error()))
 }
 
 func capitalize(s string) string {

@@ -19,7 +19,7 @@ func readOnTarget(ctx context.Context, call Call, env Env) Result {
 	}
 	info, body, err := target.ReadFile(ctx, env.Target.Machine, env.Target.Root, shown)
 	if err != nil {
-		return linkError(env.Target, err)
+		return linkError(err)
 	}
 	if r, bad := kindResult(info.Kind, shown, "read only reads files"); bad {
 		return r
@@ -79,7 +79,7 @@ func writeRemote(ctx context.Context, env Env, shown, content string) (Result, b
 	status, err := target.WriteFile(ctx, env.Target.Machine, env.Target.Root, shown, []byte(content))
 	switch {
 	case err != nil:
-		return linkError(env.Target, err), true
+		return linkError(err), true
 	case status == "ok":
 		return Result{}, false
 	case status == "dir":
@@ -106,7 +106,7 @@ func editOnTarget(ctx context.Context, call Call, env Env) Result {
 	}
 	info, body, err := target.ReadFile(ctx, env.Target.Machine, env.Target.Root, shown)
 	if err != nil {
-		return linkError(env.Target, err)
+		return linkError(err)
 	}
 	if r, bad := kindResult(info.Kind, shown, "edit only edits files"); bad {
 		return r
@@ -114,7 +114,7 @@ func editOnTarget(ctx context.Context, call Call, env Env) Result {
 	data, err := io.ReadAll(body)
 	body.Close()
 	if err != nil {
-		return linkError(env.Target, err)
+		return linkError(err)
 	}
 	updated, r, bad := replaceOnce(string(data), oldText, newText, shown)
 	if bad {

@@ -93,6 +93,9 @@ func TestTargetToolsMatchLocalTools(t *testing.T) {
 		{"grep", `{"pattern":"alpha","path":"a"}`},
 		{"grep", `{"pattern":"alpha","path":"a.txt"}`},
 		{"grep", `{"pattern":"nothing-matches-this"}`},
+		{"grep", `{"pattern":"alpha","path":"bin.dat"}`},
+		{"grep", `{"pattern":"alpha","glob":"[x"}`},
+		{"find", `{"pattern":"[x"}`},
 		{"bash", `{"command":"printf 'x\\ny\\n'; echo err >&2; exit 3"}`},
 		{"bash", `{"command":"seq 1 5000"}`},
 		{"bash", `{"command":"true"}`},
@@ -127,6 +130,7 @@ func TestTargetWriteAndEditMatchLocal(t *testing.T) {
 	remote := sshEnv(t, local)
 	remoteDir := t.TempDir()
 	remote.Target.Root = remoteDir
+	var summaries []string
 	for _, env := range []Env{local, remote} {
 		dir := env.Dir
 		if env.Target != nil {
@@ -147,10 +151,10 @@ func TestTargetWriteAndEditMatchLocal(t *testing.T) {
 		for _, r := range results {
 			summary += fmt.Sprintf("\n%v %s", r.IsError, r.Text)
 		}
-		t.Setenv("PARITY_"+fmt.Sprint(env.Target != nil), summary)
+		summaries = append(summaries, summary)
 	}
-	if a, b := os.Getenv("PARITY_false"), os.Getenv("PARITY_true"); a != b {
-		t.Fatalf("here:\n%s\non the target:\n%s", a, b)
+	if summaries[0] != summaries[1] {
+		t.Fatalf("here:\n%s\non the target:\n%s", summaries[0], summaries[1])
 	}
 }
 
@@ -194,5 +198,20 @@ func TestLocalOnlyToolsRefuseOnARemoteTarget(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(env.Dir, "x")); err == nil {
 		t.Fatal("mkdir ran here")
+	}
+	// Any built-in that is not one of the seven and touches files stays
+	// off a remote target: the git and LSP tools too.
+	for _, name := range []string{"git_status", "definition", "hover", "copy", "delete"} {
+		if OffersOnTarget(env.Target, name, true) {
+			t.Errorf("%s is offered on a remote target", name)
+		}
+	}
+	for _, name := range []string{"bash", "grep", "web_fetch", "calculator"} {
+		if !OffersOnTarget(env.Target, name, true) {
+			t.Errorf("%s is not offered on a remote target", name)
+		}
+	}
+	if OffersOnTarget(env.Target, "capture_pane", true) || !OffersOnTarget(env.Target, "my_plugin_tool", false) {
+		t.Error("tmux tools need tmux; plugin tools run here on any target")
 	}
 }

@@ -1,9 +1,8 @@
 package tools
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"path"
 	"slices"
@@ -14,8 +13,8 @@ import (
 )
 
 // ls, find and grep on a remote target: one find on the target lists the
-// tree (pruning the directories the local walk skips); the texts, limits
-// and order are the local tools'. Not read there: .gitignore files.
+// tree (pruning the directories the local walk skips); inputs, texts,
+// limits and order are the local tools'. Not read there: .gitignore files.
 
 func prunedNames() []string {
 	names := make([]string, 0, len(skippedDirs))
@@ -32,66 +31,63 @@ func walkLess(a, b string) int {
 	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
 }
 
-// listRemote lists shown on the target; kind says what shown is.
-func listRemote(ctx context.Context, env Env, shown string, opt target.ListOptions) (kind string, entries []target.Entry, err error) {
+// walkRemote lists shown on the target, calling visit for each entry the
+// policy does not hide (Env.Hidden), and says what shown is: "dir",
+// "file", "missing" or why it cannot be listed.
+func walkRemote(ctx context.Context, env Env, shown string, opt target.ListOptions, visit func(target.Entry)) (string, error) {
 	t := env.Target
 	opt.Prune = prunedNames()
 	base := remotePath(t, shown)
-	kind, err = target.List(ctx, t.Machine, t.Root, shown, opt, func(e target.Entry) error {
-		if env.Hidden != nil && env.Hidden(path.Join(base, e.Path)) {
-			return nil
+	return target.List(ctx, t.Machine, t.Root, shown, opt, func(e target.Entry) error {
+		if env.Hidden == nil || !env.Hidden(path.Join(base, e.Path)) {
+			visit(e)
 		}
-		entries = append(entries, e)
 		return nil
 	})
-	return kind, entries, err
+}
+
+// treeError is the result for a search root that is not a directory
+// (kind from walkRemote), with the local tools' texts.
+func treeError(kind, shown, missing, verb string) (Result, bool) {
+	switch kind {
+	case "dir":
+		return Result{}, false
+	case "missing":
+		return errorResult("%s: %s", missing, shown), true
+	case "file":
+		return errorResult("Not a directory: %s", shown), true
+	}
+	return errorResult("Cannot %s %s: %s", verb, shown, kind), true
 }
 
 func lsOnTarget(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	depth, ok := intArg(call.Input, "maxDepth")
-	if !ok || depth < 1 {
-		depth = 1
-	}
-	depth = min(depth, maxLsDepth)
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultLsLimit
-	}
-	if shown == "" {
-		shown = "."
-	}
-	kind, entries, err := listRemote(ctx, env, shown, target.ListOptions{MaxDepth: depth, Sizes: true})
-	switch {
-	case err != nil:
-		return linkError(env.Target, err)
-	case kind == "missing":
-		return errorResult("Directory not found: %s", shown)
-	case kind == "file":
-		return errorResult("Not a directory: %s", shown)
-	case kind != "dir":
-		return errorResult("Cannot list %s: %s", shown, kind)
-	}
+	in := readLsInput(call)
+	shown := cmp.Or(in.path, ".")
 	children := map[string][]target.Entry{}
-	for _, e := range entries {
+	kind, err := walkRemote(ctx, env, shown, target.ListOptions{MaxDepth: in.depth, Sizes: true}, func(e target.Entry) {
 		dir := path.Dir(e.Path)
 		children[dir] = append(children[dir], e)
+	})
+	if err != nil {
+		return linkError(err)
 	}
+	if r, bad := treeError(kind, shown, "Directory not found", "list"); bad {
+		return r
+	}
+	isDir := func(e target.Entry) bool { return e.Kind == "d" || e.Kind == "L" }
 	var lines []string
 	cut := false
 	var list func(dir, indent string)
 	list = func(dir, indent string) {
 		kids := children[dir]
-		isDir := func(e target.Entry) bool { return e.Kind == "d" || e.Kind == "L" }
 		sort.SliceStable(kids, func(i, j int) bool {
-			di, dj := isDir(kids[i]), isDir(kids[j])
-			if di != dj {
+			if di, dj := isDir(kids[i]), isDir(kids[j]); di != dj {
 				return di
 			}
 			return strings.ToLower(path.Base(kids[i].Path)) < strings.ToLower(path.Base(kids[j].Path))
 		})
 		for _, e := range kids {
-			if len(lines) >= limit {
+			if len(lines) >= in.limit {
 				cut = true
 				return
 			}
@@ -99,7 +95,7 @@ func lsOnTarget(ctx context.Context, call Call, env Env) Result {
 			line := indent + quoteName(name)
 			if isDir(e) {
 				line += "/"
-			} else if e.Kind == "f" || e.Kind == "l" && e.Size > 0 || e.Kind == "o" {
+			} else if e.Kind == "f" || e.Kind == "o" || e.Kind == "l" && e.Size > 0 {
 				line += "  " + formatSize(e.Size)
 			}
 			if e.Link != "" {
@@ -112,148 +108,107 @@ func lsOnTarget(ctx context.Context, call Call, env Env) Result {
 		}
 	}
 	list(".", "")
-	if len(lines) == 0 {
-		return Result{Text: "(empty directory)"}
-	}
-	text := strings.Join(lines, "\n")
-	if cut {
-		text += fmt.Sprintf("\n\n[Entry limit %d reached. Use limit=%d for more.]", limit, limit*2)
-	}
-	return Result{Text: documentText(text)}
+	return lsResult(lines, cut, in.limit)
 }
 
 func findOnTarget(ctx context.Context, call Call, env Env) Result {
-	pattern, _ := stringArg(call.Input, "pattern")
-	shownRoot, _ := stringArg(call.Input, "path")
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultFindLimit
+	in, bad, ok := readFindInput(call)
+	if !ok {
+		return bad
 	}
-	if pattern == "" {
-		return errorResult("No pattern provided")
-	}
-	pattern = strings.TrimPrefix(pattern, "./")
-	if shownRoot == "" {
-		shownRoot = "."
-	}
-	kind, entries, err := listRemote(ctx, env, shownRoot, target.ListOptions{})
-	switch {
-	case err != nil:
-		return linkError(env.Target, err)
-	case kind == "missing":
-		return errorResult("Path not found: %s", shownRoot)
-	case kind == "file":
-		return errorResult("Not a directory: %s", shownRoot)
-	case kind != "dir":
-		return errorResult("Cannot search %s: %s", shownRoot, kind)
-	}
+	shownRoot := cmp.Or(in.path, ".")
 	var found []string
-	for _, e := range entries {
-		if e.Kind == "f" && globMatches(pattern, "/r", "/r/"+e.Path) {
+	kind, err := walkRemote(ctx, env, shownRoot, target.ListOptions{}, func(e target.Entry) {
+		if e.Kind == "f" && globMatches(in.pattern, "/r", "/r/"+e.Path) {
 			found = append(found, displayPath(shownRoot, "/r", "/r/"+e.Path))
 		}
+	})
+	if err != nil {
+		return linkError(err)
 	}
-	if len(found) == 0 {
-		return Result{Text: "No files found matching pattern " + pattern}
+	if r, bad := treeError(kind, shownRoot, "Path not found", "search"); bad {
+		return r
 	}
-	sort.Strings(found)
-	text := strings.Join(found, "\n")
-	if len(found) > limit {
-		text = strings.Join(found[:limit], "\n") +
-			fmt.Sprintf("\n\n[Result limit %d reached (%d files match). Use limit=%d for more, or refine the pattern.]", limit, len(found), limit*2)
-	}
-	return Result{Text: documentText(text)}
+	return findResult(found, in)
 }
 
 func grepOnTarget(ctx context.Context, call Call, env Env) Result {
-	pattern, _ := stringArg(call.Input, "pattern")
-	shownRoot, _ := stringArg(call.Input, "path")
-	glob, _ := stringArg(call.Input, "glob")
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultGrepLimit
+	in, bad, ok := readGrepInput(call)
+	if !ok {
+		return bad
 	}
-	if pattern == "" {
-		return errorResult("No pattern provided")
-	}
-	m, err := compileLineMatcher(pattern)
+	shownRoot := cmp.Or(in.path, ".")
+	// Matched as they arrive, so memory holds matches, not contents; the
+	// walk's order is restored after.
+	var files []fileResult
+	opt := target.ListOptions{Contents: true, MaxContent: grepFileMax}
+	kind, err := walkRemote(ctx, env, shownRoot, opt, func(e target.Entry) {
+		if e.Kind != "f" || in.glob != "" && !globMatches(in.glob, "/r", "/r/"+e.Path) {
+			return
+		}
+		shown := displayPath(shownRoot, "/r", "/r/"+e.Path)
+		if e.TooLarge {
+			files = append(files, fileResult{path: e.Path, tooLarge: true})
+		} else if lines := grepData(in.matcher, e.Content, shown, in.limit); len(lines) > 0 {
+			files = append(files, fileResult{path: e.Path, lines: lines})
+		}
+	})
 	if err != nil {
-		return errorResult("Invalid regular expression: %v", err)
+		return linkError(err)
 	}
-	if shownRoot == "" {
-		shownRoot = "."
-	}
-	type fileMatches struct {
-		path  string
-		lines []string
-	}
-	var files []fileMatches
-	var tooLarge []string
-	// Matched as they arrive, so memory holds matches, not contents.
-	kind, err := target.List(ctx, env.Target.Machine, env.Target.Root, shownRoot,
-		target.ListOptions{Contents: true, MaxContent: grepFileMax, Prune: prunedNames()}, func(e target.Entry) error {
-			if e.Kind != "f" || glob != "" && !globMatches(glob, "/r", "/r/"+e.Path) {
-				return nil
-			}
-			if env.Hidden != nil && env.Hidden(path.Join(remotePath(env.Target, shownRoot), e.Path)) {
-				return nil
-			}
-			shown := displayPath(shownRoot, "/r", "/r/"+e.Path)
-			if e.TooLarge {
-				tooLarge = append(tooLarge, shown)
-				return nil
-			}
-			data := e.Content
-			if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !m.mayMatch(data) {
-				return nil
-			}
-			if lines := grepData(m, data, shown, limit); len(lines) > 0 {
-				files = append(files, fileMatches{e.Path, lines})
-			}
-			return nil
-		})
-	switch {
-	case err != nil:
-		return linkError(env.Target, err)
-	case kind == "missing":
+	switch kind {
+	case "file":
+		f, failed, ok := grepRemoteFile(ctx, env, in, shownRoot)
+		if !ok {
+			return failed
+		}
+		files = append(files, f)
+	case "missing":
 		return errorResult("Path not found: %s", shownRoot)
-	case kind == "file":
-		info, body, err := target.ReadFile(ctx, env.Target.Machine, env.Target.Root, shownRoot)
-		if err != nil {
-			return linkError(env.Target, err)
-		}
-		if info.Kind == "file" {
-			data, _ := io.ReadAll(io.LimitReader(body, grepFileMax+1))
-			body.Close()
-			if lines := grepData(m, data, shownRoot, limit); len(lines) > 0 && m.mayMatch(data) {
-				files = append(files, fileMatches{".", lines})
-			}
-		}
-	case kind != "dir":
+	case "dir":
+	default:
 		return errorResult("Cannot search %s: %s", shownRoot, kind)
 	}
-	slices.SortFunc(files, func(a, b fileMatches) int { return walkLess(a.path, b.path) })
-	var matches []string
-	limitHit := false
+	slices.SortFunc(files, func(a, b fileResult) int { return walkLess(a.path, b.path) })
+	var found grepFound
 	for _, f := range files {
+		if found.limitHit {
+			break // as the local search: nothing after the limit counts
+		}
+		if f.tooLarge {
+			found.tooLarge = append(found.tooLarge, displayPath(shownRoot, "/r", "/r/"+f.path))
+		}
 		for _, l := range f.lines {
-			if len(matches) == limit {
-				limitHit = true
+			if len(found.matches) == in.limit {
+				found.limitHit = true
 				break
 			}
-			matches = append(matches, l)
+			found.matches = append(found.matches, l)
 		}
 	}
-	text := "No matches found."
-	if len(matches) > 0 {
-		text = strings.Join(matches, "\n")
+	return grepResult(found, in.limit)
+}
+
+// grepRemoteFile searches the file shown, as the local grep does when
+// its path is a file; ok false gives the link's error.
+func grepRemoteFile(ctx context.Context, env Env, in grepInput, shown string) (f fileResult, failed Result, ok bool) {
+	f.path = "."
+	info, body, err := target.ReadFile(ctx, env.Target.Machine, env.Target.Root, shown)
+	if err != nil {
+		return f, linkError(err), false
 	}
-	if limitHit {
-		text += fmt.Sprintf("\n\n[Match limit %d reached. Use limit=%d for more, or refine the pattern.]", limit, limit*2)
+	if info.Kind != "file" {
+		return f, Result{}, true
 	}
-	if len(tooLarge) > 0 {
-		sort.Slice(tooLarge, func(i, j int) bool { return walkLess(tooLarge[i], tooLarge[j]) < 0 })
-		text += "\n\n" + tooLargeNote(tooLarge)
+	defer body.Close()
+	if info.Size > grepFileMax {
+		f.tooLarge = true
+		return f, Result{}, true
 	}
-	return Result{Text: text}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return f, linkError(err), false
+	}
+	f.lines = grepData(in.matcher, data, displayPath(shown, "/r", "/r"), in.limit)
+	return f, Result{}, true
 }

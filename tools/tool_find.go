@@ -5,12 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 const defaultFindLimit = 1000
@@ -37,19 +32,11 @@ func (findTool) definition() Definition {
 }
 
 func (findTool) Run(ctx context.Context, call Call, env Env) Result {
-	pattern, _ := stringArg(call.Input, "pattern")
-	shownRoot, _ := stringArg(call.Input, "path")
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultFindLimit
+	in, bad, ok := readFindInput(call)
+	if !ok {
+		return bad
 	}
-	if pattern == "" {
-		return errorResult("No pattern provided")
-	}
-	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
-	if !doublestar.ValidatePattern(pattern) {
-		return errorResult("Invalid glob: %s", pattern)
-	}
+	shownRoot := in.path
 	root := readPath(env, shownRoot)
 	if shownRoot == "" {
 		shownRoot = "."
@@ -61,7 +48,7 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 	var found []string
 	err := walkFiles(ctx, root, env.Hidden, func(path string, d fs.DirEntry) error {
-		if globMatches(pattern, root, path) {
+		if globMatches(in.pattern, root, path) {
 			found = append(found, displayPath(shownRoot, root, path))
 		}
 		return nil
@@ -72,16 +59,5 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 		}
 		return errorResult("Search failed: %v", err)
 	}
-	if len(found) == 0 {
-		return Result{Text: "No files found matching pattern " + pattern}
-	}
-	sort.Strings(found)
-	text := ""
-	if len(found) > limit {
-		text = strings.Join(found[:limit], "\n") +
-			fmt.Sprintf("\n\n[Result limit %d reached (%d files match). Use limit=%d for more, or refine the pattern.]", limit, len(found), limit*2)
-	} else {
-		text = strings.Join(found, "\n")
-	}
-	return Result{Text: documentText(text)}
+	return findResult(found, in)
 }

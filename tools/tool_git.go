@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,16 +132,9 @@ func findRepo(ctx context.Context, env Env, shown string) (gitRepo, error) {
 	}
 	out, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return gitRepo{}, fmt.Errorf("%s is not inside a git repository", cmpOr(shown, dir))
+		return gitRepo{}, fmt.Errorf("%s is not inside a git repository", cmp.Or(shown, dir))
 	}
 	return gitRepo{top: strings.TrimSpace(out)}, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // runGit runs git with argv in dir, without the user's pager, prompts or
@@ -277,5 +271,5 @@ func (g gitRepo) pushTarget(ctx context.Context, in map[string]any) (remote, bra
 		}
 		branch = strings.TrimSpace(out)
 	}
-	return cmpOr(remote, "origin"), branch, nil
+	return cmp.Or(remote, "origin"), branch, nil
 }

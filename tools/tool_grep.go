@@ -47,23 +47,11 @@ func (grepTool) definition() Definition {
 }
 
 func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
-	pattern, _ := stringArg(call.Input, "pattern")
-	shownRoot, _ := stringArg(call.Input, "path")
-	glob, _ := stringArg(call.Input, "glob")
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultGrepLimit
+	in, bad, ok := readGrepInput(call)
+	if !ok {
+		return bad
 	}
-	if pattern == "" {
-		return errorResult("No pattern provided")
-	}
-	m, err := compileLineMatcher(pattern)
-	if err != nil {
-		return errorResult("Invalid regular expression: %v", err)
-	}
-	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return errorResult("Invalid glob: %s", glob)
-	}
+	shownRoot := in.path
 	root := readPath(env, shownRoot)
 	if shownRoot == "" {
 		shownRoot = "."
@@ -71,24 +59,14 @@ func (grepTool) Run(ctx context.Context, call Call, env Env) Result {
 	if _, err := os.Stat(root); err != nil {
 		return errorResult("Path not found: %s", shownRoot)
 	}
-	found, err := grepTree(ctx, m, root, shownRoot, glob, limit, env)
+	found, err := grepTree(ctx, in.matcher, root, shownRoot, in.glob, in.limit, env)
 	if err != nil && !errors.Is(err, errLimitReached) {
 		if ctx.Err() != nil {
 			return errorResult("Search interrupted")
 		}
 		return errorResult("Search failed: %v", err)
 	}
-	text := "No matches found."
-	if len(found.matches) > 0 {
-		text = strings.Join(found.matches, "\n")
-	}
-	if found.limitHit {
-		text += fmt.Sprintf("\n\n[Match limit %d reached. Use limit=%d for more, or refine the pattern.]", limit, limit*2)
-	}
-	if len(found.tooLarge) > 0 {
-		text += "\n\n" + tooLargeNote(found.tooLarge)
-	}
-	return Result{Text: text}
+	return grepResult(found, in.limit)
 }
 
 // tooLargeNote names files grep did not search because of their size.
@@ -303,16 +281,17 @@ func grepFile(m *lineMatcher, path, shownRoot, root string, buf []byte, limit in
 	}
 	buf = buf[:size]
 	n, _ := readFull(f, buf)
-	data := buf[:n]
-	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !m.mayMatch(data) {
-		return res, buf
-	}
-	res.lines = grepData(m, data, displayPath(shownRoot, root, path), limit)
+	res.lines = grepData(m, buf[:n], displayPath(shownRoot, root, path), limit)
 	return res, buf
 }
 
-// grepData returns up to limit `shown:line:text` matches in data.
+// grepData returns up to limit `shown:line:text` matches in a file's
+// bytes: none for a binary file (a NUL in its first block), and a file
+// the whole-file filter rules out is not split into lines.
 func grepData(m *lineMatcher, data []byte, shown string, limit int) []string {
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 || !m.mayMatch(data) {
+		return nil
+	}
 	var lines []string
 	lineNo := 0
 	for len(data) > 0 && len(lines) < limit {

@@ -37,16 +37,8 @@ func (lsTool) definition() Definition {
 }
 
 func (lsTool) Run(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	depth, ok := intArg(call.Input, "maxDepth")
-	if !ok || depth < 1 {
-		depth = 1
-	}
-	depth = min(depth, maxLsDepth)
-	limit, ok := intArg(call.Input, "limit")
-	if !ok || limit <= 0 {
-		limit = defaultLsLimit
-	}
+	in := readLsInput(call)
+	shown := in.path
 	dir := readPath(env, shown)
 	if shown == "" {
 		shown = "."
@@ -60,18 +52,11 @@ func (lsTool) Run(ctx context.Context, call Call, env Env) Result {
 	case !fi.IsDir():
 		return errorResult("Not a directory: %s", shown)
 	}
-	l := lister{ctx: ctx, limit: limit, hidden: env.Hidden}
-	if err := l.list(dir, "", depth); err != nil {
+	l := lister{ctx: ctx, limit: in.limit, hidden: env.Hidden}
+	if err := l.list(dir, "", in.depth); err != nil {
 		return errorResult("Cannot list %s: %v", shown, err)
 	}
-	if len(l.lines) == 0 {
-		return Result{Text: "(empty directory)"}
-	}
-	text := strings.Join(l.lines, "\n")
-	if l.cut {
-		text += fmt.Sprintf("\n\n[Entry limit %d reached. Use limit=%d for more.]", limit, limit*2)
-	}
-	return Result{Text: documentText(text)}
+	return lsResult(l.lines, l.cut, in.limit)
 }
 
 type lister struct {

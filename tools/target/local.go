@@ -9,10 +9,9 @@ import (
 // the tmux layer (the user's own tmux, or an owned session here).
 type Local struct{}
 
-func (Local) Name() string  { return "" }
-func (Local) Kind() string  { return "local" }
-func (Local) Close() error  { return nil }
-func (Local) label() string { return "this machine" }
+func (Local) Name() string { return "" }
+func (Local) Kind() string { return "local" }
+func (Local) Close() error { return nil }
 
 func (l Local) Exec(ctx context.Context, script string, args []string, stdin io.Reader, out io.Writer) (Exit, error) {
 	argv := append([]string{"sh", "-c", wrapScript(script), "chatls"}, args...)
