@@ -106,7 +106,7 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 	res := Result{Text: text, Truncated: got.Truncated, FullOutputPath: got.FullPath}
 	where := fmt.Sprintf("tmux session %s (pane %s)", tm.SessionName(), r.Pane)
 	switch {
-	case ctx.Err() != nil && !r.Ended:
+	case ctx.Err() != nil: // stopped with C-c; what it printed stays
 		res.Text, res.IsError, res.Cancelled = appendParagraph(res.Text, CancelledText), true, true
 	case r.TimedOut:
 		res.Text = appendParagraph(res.Text, fmt.Sprintf("Command timed out after %s seconds; C-c was sent.", formatSeconds(seconds)))

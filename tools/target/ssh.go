@@ -63,6 +63,10 @@ func NewSSH(name string, cfg SSHConfig) (*SSH, error) {
 func (s *SSH) Name() string { return s.name }
 func (s *SSH) Kind() string { return "ssh" }
 
+// ControlSocket is the master connection's socket (ssh -S), for
+// diagnostics: `ssh -S SOCKET -O check HOST`.
+func (s *SSH) ControlSocket() string { return s.socket() }
+
 // socket is the control socket's path: short, as a unix socket path is
 // limited to about 100 bytes.
 func (s *SSH) socket() string {

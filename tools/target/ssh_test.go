@@ -126,7 +126,7 @@ func TestSSHMasterIsReusedAndReopened(t *testing.T) {
 		if _, err := target.Run(context.Background(), m, "echo $PPID", "", &out); err != nil {
 			t.Fatal(err)
 		}
-		return masterPID(t, srv)
+		return masterPID(t, srv, m)
 	}
 	first := pid()
 	if second := pid(); second != first {
@@ -138,14 +138,12 @@ func TestSSHMasterIsReusedAndReopened(t *testing.T) {
 	}
 }
 
-func masterPID(t *testing.T, srv *testsshd.Server) string {
+// masterPID is the pid of m's master connection ("" when there is none).
+func masterPID(t *testing.T, srv *testsshd.Server, m *target.SSH) string {
 	t.Helper()
-	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "chatls-ssh-*", "*"))
-	for _, sock := range matches {
-		out, _ := exec.Command("ssh", "-F", srv.ConfigFile, "-S", sock, "-O", "check", srv.Host).CombinedOutput()
-		if m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out); m != nil {
-			return string(m[1])
-		}
+	out, _ := exec.Command("ssh", "-F", srv.ConfigFile, "-S", m.ControlSocket(), "-O", "check", srv.Host).CombinedOutput()
+	if match := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out); match != nil {
+		return string(match[1])
 	}
 	return ""
 }
@@ -169,7 +167,7 @@ func TestSSHMasterKilledMidCallIsAnErrorNotARerun(t *testing.T) {
 		done <- err
 	}()
 	<-out.seen
-	killPID(t, masterPID(t, srv))
+	killPID(t, masterPID(t, srv, m))
 	var err error
 	select {
 	case err = <-done:

@@ -188,12 +188,16 @@ func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeou
 	if err != nil {
 		return res, err
 	}
-	if !ended && (wait.Forever || limit == timeout) {
-		// The timeout: interrupt, then let the shell report how it ended.
-		res.TimedOut = true
-		t.tm(context.WithoutCancel(ctx), "send-keys", "-t", pane, "C-c")
+	// The timeout or the user's cancel stops the command with C-c. Bash
+	// then abandons the sourced script before its end marker, so the
+	// marker (with $?, 130) is typed at the prompt; extractOutput ends the
+	// output before that typed line.
+	cancelled := ctx.Err() != nil
+	if !ended && (cancelled || wait.Forever || limit == timeout) {
+		res.TimedOut = !cancelled
 		stopCtx := context.WithoutCancel(ctx)
-		t.tm(stopCtx, "send-keys", "-t", pane, "-l", " printf '\\n__CHATLS_%s_%s_%d__\\n' END "+token+" $?; tmux wait-for -S "+channel)
+		t.tm(stopCtx, "send-keys", "-t", pane, "C-c")
+		t.tm(stopCtx, "send-keys", "-t", pane, "-l", " "+typedEnd(token)+"; tmux wait-for -S "+channel)
 		t.tm(stopCtx, "send-keys", "-t", pane, "Enter")
 		ended, _ = t.await(stopCtx, pane, channel, 5*time.Second, nil)
 	}
@@ -204,6 +208,11 @@ func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeou
 	res.Output, res.Code, res.Ended, res.ScrolledOut = extractOutput(text, token)
 	res.Running = !res.Ended
 	return res, nil
+}
+
+// typedEnd prints the end marker from split pieces, as commandScript does.
+func typedEnd(token string) string {
+	return "printf '\\n__CHATLS_%s_%s_%d__\\n' END " + token + " $?"
 }
 
 // commandScript is what the pane's shell sources.
@@ -229,13 +238,19 @@ func extractOutput(pane, token string) (out string, code int, ended, scrolledOut
 	if start < 0 {
 		scrolledOut = true
 	}
-	end := len(lines)
+	end, typed := len(lines), -1
 	for i := start + 1; i < len(lines); i++ {
+		if typed < 0 && strings.Contains(lines[i], typedEnd(token)) {
+			typed = i // the prompt with the typed end marker after a C-c
+		}
 		if m := endRe.FindStringSubmatch(lines[i]); m != nil {
 			end, ended = i, true
 			code, _ = strconv.Atoi(m[1])
 			break
 		}
+	}
+	if typed >= 0 {
+		end = typed
 	}
 	body := lines[start+1 : end]
 	if ended && len(body) > 0 && body[len(body)-1] == "" {
@@ -346,14 +361,9 @@ const busySettle = 500 * time.Millisecond
 // numbers as strings ("-" = the history's start or the screen's end, ""
 // = the default), join joins wrapped lines, escapes keeps colours.
 func (t *Tmux) Capture(ctx context.Context, pane, start, end string, join, escapes bool) (string, error) {
-	t.mu.Lock()
-	p, _, err := t.ensure(ctx)
-	t.mu.Unlock()
+	pane, err := t.paneOr(ctx, pane)
 	if err != nil {
 		return "", err
-	}
-	if pane == "" {
-		pane = p
 	}
 	args := []string{"capture-pane", "-p", "-t", pane}
 	if join {
@@ -371,16 +381,22 @@ func (t *Tmux) Capture(ctx context.Context, pane, start, end string, join, escap
 	return t.tm(ctx, args...)
 }
 
-// SendKeys sends tmux key names (C-c, Up, Enter) or literal text.
-func (t *Tmux) SendKeys(ctx context.Context, pane string, keys []string, literal string) (string, error) {
+// paneOr is pane, or when it is empty the session's (made if missing).
+func (t *Tmux) paneOr(ctx context.Context, pane string) (string, error) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	p, _, err := t.ensure(ctx)
-	t.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
 	if pane == "" {
 		pane = p
+	}
+	return pane, err
+}
+
+// SendKeys sends tmux key names (C-c, Up, Enter) or literal text.
+func (t *Tmux) SendKeys(ctx context.Context, pane string, keys []string, literal string) (string, error) {
+	pane, err := t.paneOr(ctx, pane)
+	if err != nil {
+		return "", err
 	}
 	if literal != "" {
 		_, err = t.tm(ctx, "send-keys", "-t", pane, "-l", "--", literal)

@@ -134,3 +134,24 @@ func TestTmuxForeignSessionIsLeftAlone(t *testing.T) {
 		t.Fatalf("foreign session: %v", err)
 	}
 }
+
+func TestTmuxCancelStopsTheCommand(t *testing.T) {
+	tm := privateTmux(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	progress := func(last string) {
+		if last == "begun" {
+			cancel()
+		}
+	}
+	r, err := tm.RunCommand(ctx, "echo begun; sleep 300.999", forever, time.Minute, progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TimedOut || !r.Ended || r.Code != 130 || r.Output != "begun\n^C" {
+		t.Fatalf("cancelled: %+v", r)
+	}
+	if n := countProcesses(t, "sleep 300.999"); n != 0 {
+		t.Fatalf("%d sleeps left after the cancel", n)
+	}
+}
