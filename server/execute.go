@@ -188,14 +188,12 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 
 // targetFor is the target the document's calls run on (nil: here).
 func (s *Server) targetFor(ds *docState, doc *chatdoc.Document) *tools.TargetEnv {
-	eff := s.settings.effectiveFor(ds.path)
-	if eff.Target == "" && (doc == nil || doc.Frontmatter == nil) {
-		return nil
+	trusted := func() bool {
+		layers, _, _ := s.settings.store.Current()
+		home, _ := os.UserHomeDir()
+		return approval.IsTrustedRoot(s.workspaceRoot(ds.path), layers.User(), home)
 	}
-	layers, _, _ := s.settings.store.Current()
-	home, _ := os.UserHomeDir()
-	trusted := approval.IsTrustedRoot(s.workspaceRoot(ds.path), layers.User(), home)
-	return TargetFor(eff, doc, trusted, &s.targets)
+	return chooseTarget(s.settings.effectiveFor(ds.path), doc, trusted, &s.targets)
 }
 
 // readDenied is the document's policy's ReadDenied, for tools walking

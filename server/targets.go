@@ -19,23 +19,29 @@ type targetPool struct {
 	envs map[string]*tools.TargetEnv
 }
 
-// TargetFor is the target a document's calls run on (SPEC §8): the
+// chooseTarget is the target a document's calls run on (SPEC §8): the
 // frontmatter's flemma.opt.target, else the settings' target; nil for
 // this machine. A chosen target that cannot be used is returned with its
-// problem set, so its calls fail instead of running here.
-func TargetFor(eff config.Effective, doc *chatdoc.Document, trusted bool, pool *targetPool) *tools.TargetEnv {
-	name, fromUntrusted := eff.Target, eff.TargetFromUntrusted
+// problem set, so its calls fail instead of running here. trusted says
+// whether the document's workspace is trusted; it is asked only when the
+// document itself chose.
+func chooseTarget(eff config.Effective, doc *chatdoc.Document, trusted func() bool, pool *targetPool) *tools.TargetEnv {
+	name, fromDocument := eff.Target, false
 	if doc != nil && doc.Frontmatter != nil {
 		for _, op := range doc.Frontmatter.Options {
 			if op.Path == "target" && op.Op == "set" && len(op.Values) == 1 {
 				if s, ok := op.Values[0].(string); ok {
-					name, fromUntrusted = s, !trusted
+					name, fromDocument = s, true
 				}
 			}
 		}
 	}
 	if name == "" || name == "local" && eff.Targets["local"].Type == "" {
 		return nil
+	}
+	fromUntrusted := eff.TargetFromUntrusted
+	if fromDocument {
+		fromUntrusted = !trusted()
 	}
 	ts, ok := eff.Targets[name]
 	switch {
