@@ -2,6 +2,7 @@ package tools
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,8 +13,27 @@ import (
 // long call alive. The tool's own calls only record the line; stop ends the
 // ticking and returns once no report is in progress.
 func tickProgress(report func(Progress)) (tool func(Progress), stop func()) {
-	var mu sync.Mutex
-	last := ""
+	var last atomic.Pointer[string]
+	stop = reportProgress(report, func() string {
+		if p := last.Load(); p != nil {
+			return *p
+		}
+		return ""
+	})
+	tool = func(p Progress) {
+		line := p.LastLine
+		last.Store(&line)
+	}
+	return tool, stop
+}
+
+// reportProgress calls report every progressInterval with the elapsed
+// time and lastLine() until stop, which returns once no report is in
+// progress and may be called more than once. A nil report does nothing.
+func reportProgress(report func(Progress), lastLine func() string) (stop func()) {
+	if report == nil {
+		return func() {}
+	}
 	started := time.Now()
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -25,21 +45,12 @@ func tickProgress(report func(Progress)) (tool func(Progress), stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
-				mu.Lock()
-				line := last
-				mu.Unlock()
-				report(Progress{ElapsedMillis: time.Since(started).Milliseconds(), LastLine: line})
+				report(Progress{ElapsedMillis: time.Since(started).Milliseconds(), LastLine: lastLine()})
 			}
 		}
 	}()
-	tool = func(p Progress) {
-		mu.Lock()
-		last = p.LastLine
-		mu.Unlock()
-	}
-	stop = sync.OnceFunc(func() {
+	return sync.OnceFunc(func() {
 		close(quit)
 		<-done
 	})
-	return tool, stop
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/chatls/chatls/tools/target"
@@ -38,31 +37,6 @@ func bashOnTarget(ctx context.Context, call Call, env Env) Result {
 	return bashResult(sink.finish(), p.Code, p.Killed && !timedOut, timedOut, seconds)
 }
 
-// reportProgress calls progress every progressInterval with the elapsed
-// time and last line until stop is called.
-func reportProgress(progress func(Progress), last func() string) (stop func()) {
-	if progress == nil {
-		return func() {}
-	}
-	started := time.Now()
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(progressInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				progress(Progress{ElapsedMillis: time.Since(started).Milliseconds(), LastLine: last()})
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
-
 // bashInTmux runs bash in the target's tmux pane (SPEC §8): the command
 // is checked first for what would break the shared shell, `wait` says
 // how long to wait, the timeout sends C-c.
@@ -80,15 +54,9 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 	}
 	seconds := bashSeconds(call, env)
 	tm := env.Target.Tmux
-	var lastLine atomic.Pointer[string]
-	progressLine := func(s string) { lastLine.Store(&s) }
-	stop := reportProgress(env.Progress, func() string {
-		if p := lastLine.Load(); p != nil {
-			return *p
-		}
-		return ""
-	})
-	r, runErr := tm.RunCommand(ctx, command, wait, time.Duration(seconds*float64(time.Second)), progressLine)
+	record, stop := tickProgress(env.Progress)
+	paneLine := func(line string) { record(Progress{LastLine: line}) }
+	r, runErr := tm.RunCommand(ctx, command, wait, time.Duration(seconds*float64(time.Second)), paneLine)
 	stop()
 	if runErr != nil {
 		if errors.Is(runErr, target.ErrNoTmux) {

@@ -95,14 +95,9 @@ func writeRemote(ctx context.Context, env Env, shown, content string) (Result, b
 }
 
 func editOnTarget(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	oldText, _ := stringArg(call.Input, "oldText")
-	newText, _ := stringArg(call.Input, "newText")
-	if shown == "" {
-		return errorResult("No path provided")
-	}
-	if oldText == "" {
-		return errorResult("oldText must not be empty; use write to create or overwrite %s", shown)
+	shown, oldText, newText, bad, ok := readEditInput(call)
+	if !ok {
+		return bad
 	}
 	info, body, err := target.ReadFile(ctx, env.Target.Machine, env.Target.Root, shown)
 	if err != nil {
@@ -116,9 +111,9 @@ func editOnTarget(ctx context.Context, call Call, env Env) Result {
 	if err != nil {
 		return linkError(err)
 	}
-	updated, r, bad := replaceOnce(string(data), oldText, newText, shown)
-	if bad {
-		return r
+	updated, failed, replaced := replaceOnce(string(data), oldText, newText, shown)
+	if !replaced {
+		return failed
 	}
 	if r, bad := writeRemote(ctx, env, shown, updated); bad {
 		return r

@@ -30,14 +30,9 @@ func (editTool) definition() Definition {
 }
 
 func (editTool) Run(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	oldText, _ := stringArg(call.Input, "oldText")
-	newText, _ := stringArg(call.Input, "newText")
-	if shown == "" {
-		return errorResult("No path provided")
-	}
-	if oldText == "" {
-		return errorResult("oldText must not be empty; use write to create or overwrite %s", shown)
+	shown, oldText, newText, bad, ok := readEditInput(call)
+	if !ok {
+		return bad
 	}
 	root, rel, err := openWrite(env, shown)
 	if err != nil {
@@ -56,9 +51,9 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	case err != nil:
 		return errorResult("Cannot read %s: %v", shown, err)
 	}
-	updated, r, bad := replaceOnce(string(data), oldText, newText, shown)
-	if bad {
-		return r
+	updated, failed, replaced := replaceOnce(string(data), oldText, newText, shown)
+	if !replaced {
+		return failed
 	}
 	if err := root.WriteFile(rel, []byte(updated), 0o644); err != nil {
 		return errorResult("Cannot write %s: %v", shown, err)
@@ -66,8 +61,22 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 	return Result{Text: "Successfully replaced text in " + shown + "."}
 }
 
-// replaceOnce replaces the one occurrence of oldText in content, or says
-// why it cannot.
+// readEditInput is edit's input, checked.
+func readEditInput(call Call) (shown, oldText, newText string, bad Result, ok bool) {
+	shown, _ = stringArg(call.Input, "path")
+	oldText, _ = stringArg(call.Input, "oldText")
+	newText, _ = stringArg(call.Input, "newText")
+	if shown == "" {
+		return "", "", "", errorResult("No path provided"), false
+	}
+	if oldText == "" {
+		return "", "", "", errorResult("oldText must not be empty; use write to create or overwrite %s", shown), false
+	}
+	return shown, oldText, newText, Result{}, true
+}
+
+// replaceOnce replaces the one occurrence of oldText in content; ok false
+// gives the result saying why it cannot.
 func replaceOnce(content, oldText, newText, shown string) (string, Result, bool) {
 	// Models write LF; keep a CRLF file CRLF by matching with its line endings.
 	if !strings.Contains(content, oldText) && strings.Contains(content, "\r\n") && !strings.Contains(oldText, "\r\n") {
@@ -76,13 +85,13 @@ func replaceOnce(content, oldText, newText, shown string) (string, Result, bool)
 	}
 	switch n := strings.Count(content, oldText); {
 	case n == 0:
-		return "", errorResult("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", shown), true
+		return "", errorResult("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", shown), false
 	case n > 1:
-		return "", errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown), true
+		return "", errorResult("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, shown), false
 	}
 	if oldText == newText {
-		return "", errorResult("No changes made to %s. The replacement produced identical content.", shown), true
+		return "", errorResult("No changes made to %s. The replacement produced identical content.", shown), false
 	}
 	at := strings.Index(content, oldText)
-	return content[:at] + newText + content[at+len(oldText):], Result{}, false
+	return content[:at] + newText + content[at+len(oldText):], Result{}, true
 }
