@@ -25,7 +25,9 @@ type CheckRequest struct {
 	Frontmatter   []FrontmatterOp
 	// FrontmatterError: see Sources.FrontmatterError.
 	FrontmatterError string
-	Logger           *zap.Logger
+	// Target names the target the call runs on (SPEC §8); empty: this machine.
+	Target string
+	Logger *zap.Logger
 }
 
 // CheckCommand decides one call the way the server would, from files only.
@@ -63,6 +65,10 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 		// The user's own rules still decide (a user deny still denies).
 		ws, wsError = config.Settings{}, wsErr.Error()
 	}
+	target, err := checkTarget(req.Target, user, ws, root)
+	if err != nil {
+		return Verdict{}, warns, err
+	}
 	doc := req.DocPath
 	if doc != "" {
 		doc, _ = filepath.Abs(doc)
@@ -70,7 +76,7 @@ func CheckCommand(ctx context.Context, req CheckRequest) (Verdict, []config.Warn
 	e, err := NewEngine(Sources{
 		User: user, UserFile: userFile, Workspace: ws, WorkspaceFile: wsFile,
 		WorkspaceRoot: root, DocPath: doc, Frontmatter: req.Frontmatter, FrontmatterError: req.FrontmatterError,
-		WorkspaceError: wsError,
+		WorkspaceError: wsError, Target: target,
 	}, req.Logger)
 	if err != nil {
 		return configErrorVerdict(err), warns, nil
@@ -90,4 +96,27 @@ func configErrorVerdict(err error) Verdict {
 	return Verdict{Decision: RequireApproval, Reason: "the configuration could not be loaded",
 		Steps: []Step{{Resolver: ConfigErrorResolver, Priority: 1000, Decision: RequireApproval,
 			Reason: "the configuration could not be loaded, so every call asks: " + err.Error()}}}
+}
+
+// checkTarget is the policy of target name as the server would use it:
+// defined in the user's settings or a trusted workspace's; nil for this
+// machine (no name, or the local target, which keeps the local rules).
+func checkTarget(name string, user, ws config.Settings, root string) (*TargetPolicy, error) {
+	if name == "" {
+		return nil, nil
+	}
+	targets := user.Targets
+	if TrustedRoot(user.Trust, root) {
+		targets = config.Merge(user, ws).Targets
+	}
+	ts, ok := targets[name]
+	switch {
+	case !ok && name == "local":
+		return nil, nil
+	case !ok:
+		return nil, fmt.Errorf("target %s is not defined in your trusted settings (targets.%s)", name, name)
+	case ts.Type == "local":
+		return nil, nil
+	}
+	return &TargetPolicy{Name: name, Root: ts.Root, AutoApprove: ts.AutoApprove, Deny: ts.Deny}, nil
 }

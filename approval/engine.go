@@ -85,6 +85,10 @@ func NewEngine(src Sources, logger *zap.Logger) (*Engine, error) {
 		presets[name] = p
 	}
 	errs = append(errs, b.applySettings(src.User, origin{layer: layerUser, file: src.UserFile, trusted: true})...)
+	if src.Target != nil {
+		ts, o := targetLayer(src.Target, src.UserFile)
+		errs = append(errs, b.applySettings(ts, o)...)
+	}
 	if e.trusted {
 		for name, p := range src.Workspace.Tools.Presets {
 			presets[name] = p

@@ -2,7 +2,6 @@ package approval
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/chatls/chatls/config"
@@ -14,13 +13,25 @@ import (
 // external resolvers, never the sandbox), and the presets' path rules
 // apply to the target's root, resolved lexically.
 
+// targetLayer is the target's autoApprove and deny lists as a settings
+// layer, and the origin its rules are traced to.
+func targetLayer(t *TargetPolicy, userFile string) (config.Settings, origin) {
+	var s config.Settings
+	s.Tools.AutoApprove, s.Tools.Deny = t.AutoApprove, t.Deny
+	where := "targets." + t.Name
+	if userFile != "" {
+		where += " of your settings (" + userFile + ")"
+	}
+	return s, origin{layer: layerUser, file: where, trusted: true}
+}
+
 // targetSources rewrites src for a remote target.
 func targetSources(src Sources) Sources {
 	t := src.Target
 	user := src.User
-	user.Tools.AutoApprove = slices.Clone(t.AutoApprove)
-	user.Tools.AutoApproveAppend, user.Tools.AutoApproveRemove = nil, nil
-	user.Tools.Deny = append(slices.Clone(src.User.Tools.Deny), t.Deny...)
+	// The target's own lists are applied after these, as a layer of
+	// their own (targetLayer), so the trace names them.
+	user.Tools.AutoApprove, user.Tools.AutoApproveAppend, user.Tools.AutoApproveRemove = nil, nil, nil
 	user.Tools.Rules = denyRules(src.User.Tools.Rules)
 	user.Tools.AutoApproveSandboxed = nil
 	user.Tools.RequireApproval = nil

@@ -60,8 +60,7 @@ func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.
 	}
 	inRepo := ds.path != "" && tools.InGitRepository(filepath.Dir(ds.path))
 	lspReady := s.tools.LSP.Available()
-	target := s.targetFor(ds, s.latest(ds))
-	var defs []provider.ToolDef
+	var offered []tools.Definition
 	for _, d := range descs {
 		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
 			continue
@@ -72,20 +71,12 @@ func (s *Server) toolDefinitions(ctx context.Context, ds *docState) ([]provider.
 		if lsp.IsTool(d.Name) && d.Source == "builtin" && !lspReady {
 			continue // and with a language server on PATH
 		}
-		if !tools.OffersOnTarget(target, d.Name, d.Source == "builtin") {
-			continue // a remote target offers the tools that reach it
-		}
-		def := provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema}
-		if d.Name == "bash" && d.Source == "builtin" && target != nil && target.Tmux != nil {
-			b := tools.BashDefinitionForTmux()
-			def.Schema = b.Schema
-		}
-		defs = append(defs, def)
+		offered = append(offered, tools.Definition{Name: d.Name, Description: d.Description, Schema: d.Schema, Source: d.Source})
 	}
-	if target != nil && target.Tmux != nil {
-		for _, d := range tools.TmuxDefinitions() {
-			defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
-		}
+	// A remote target offers the tools that reach it (and tmux's own).
+	var defs []provider.ToolDef
+	for _, d := range tools.OfferedOnTarget(s.targetFor(ds, s.latest(ds)), offered) {
+		defs = append(defs, provider.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
 	}
 	return defs, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools"
-	"github.com/chatls/chatls/tools/target"
 )
 
 // targetPool keeps one TargetEnv per target definition, so an SSH master
@@ -61,7 +60,7 @@ func (p *targetPool) get(name string, ts config.TargetSettings) *tools.TargetEnv
 	if env, ok := p.envs[key]; ok {
 		return env
 	}
-	env := buildTarget(name, ts)
+	env := tools.TargetFromSettings(name, ts)
 	if p.envs == nil {
 		p.envs = map[string]*tools.TargetEnv{}
 	}
@@ -69,44 +68,12 @@ func (p *targetPool) get(name string, ts config.TargetSettings) *tools.TargetEnv
 	return env
 }
 
-// buildTarget makes the machine of a target definition.
-func buildTarget(name string, ts config.TargetSettings) *tools.TargetEnv {
-	var m target.Machine
-	switch ts.Type {
-	case "ssh":
-		s, err := target.NewSSH(name, target.SSHConfig{Host: ts.Host, User: ts.User, Port: ts.Port, IdentityFile: ts.IdentityFile, ConfigFile: ts.SSHConfig})
-		if err != nil {
-			return tools.BrokenTarget(name, err.Error())
-		}
-		m = s
-	case "container":
-		if ts.Container == "" {
-			return tools.BrokenTarget(name, fmt.Sprintf("target %s: container is required for type container", name))
-		}
-		m = target.NewContainer(name, ts.Container, ts.Engine)
-	case "local":
-		m = target.Local{}
-	default:
-		return tools.BrokenTarget(name, fmt.Sprintf("target %s: type must be ssh, container or local, not %q", name, ts.Type))
-	}
-	var tm *target.Tmux
-	if ts.Tmux {
-		tm = &target.Tmux{M: m, Session: ts.Session, Socket: ts.TmuxSocket, Root: ts.Root}
-	}
-	if ts.Type == "local" {
-		return tools.NewTargetEnv(name, nil, ts.Root, tm)
-	}
-	return tools.NewTargetEnv(name, m, ts.Root, tm)
-}
-
 // Close ends every target's connections.
 func (p *targetPool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, env := range p.envs {
-		if env.Machine != nil {
-			env.Machine.Close()
-		}
+		env.Close()
 	}
 	p.envs = nil
 }

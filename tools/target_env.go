@@ -164,3 +164,10 @@ func capitalize(s string) string {
 	}
 	return string(s[0]-32) + s[1:]
 }
+
+// Close ends what the target holds open (an SSH master connection).
+func (t *TargetEnv) Close() {
+	if t != nil && t.Machine != nil {
+		t.Machine.Close()
+	}
+}

@@ -62,9 +62,6 @@ func TmuxDefinitions() []Definition {
 	return []Definition{capturePaneDefinition(), sendKeysDefinition()}
 }
 
-// BashDefinitionForTmux is bash with `wait`, as offered on a tmux target.
-func BashDefinitionForTmux() Definition { return bashWaitDefinition() }
-
 func (capturePaneTool) Definition() Definition { return capturePaneDefinition() }
 func (sendKeysTool) Definition() Definition    { return sendKeysDefinition() }
 

@@ -11,8 +11,9 @@ import (
 	"github.com/chatls/chatls/tools/lsp"
 )
 
-const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE]
-prints the decision (approve, require_approval or deny) on the first line, then the trace`
+const policyUsage = `usage: chatls policy check TOOL 'JSON-INPUT' [--file DOC.chat] [--config FILE] [--target NAME]
+prints the decision (approve, require_approval or deny) on the first line, then the trace;
+--target decides as for a call on that target (its own autoApprove and deny lists)`
 
 // runPolicy implements `chatls policy check`.
 func runPolicy(args []string, stdout, stderr io.Writer) int {
@@ -27,7 +28,7 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		a := rest[i]
 		name, val, hasVal := strings.Cut(a, "=")
 		switch name {
-		case "--file", "-file", "--config", "-config":
+		case "--file", "-file", "--config", "-config", "--target", "-target":
 			if !hasVal {
 				if i+1 >= len(rest) {
 					fmt.Fprintf(stderr, "%s needs a value\n%s\n", name, policyUsage)
@@ -36,10 +37,13 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 				i++
 				val = rest[i]
 			}
-			if strings.HasSuffix(name, "file") {
+			switch strings.TrimLeft(name, "-") {
+			case "file":
 				req.DocPath = val
-			} else {
+			case "config":
 				req.ConfigPath = val
+			default:
+				req.Target = val
 			}
 		case "-h", "--help", "-help":
 			fmt.Fprintln(stdout, policyUsage)

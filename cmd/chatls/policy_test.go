@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,7 +13,18 @@ import (
 func TestRunPolicyCheck(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte("[tools]\nautoApprove = [\"bash(go test *)\"]\ndeny = [\"bash(rm *)\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`[tools]
+autoApprove = ["bash(go test *)"]
+deny = ["bash(rm *)"]
+[targets.build]
+type = "ssh"
+host = "build.example.com"
+autoApprove = ["bash(make test)"]
+deny = ["bash(make deploy)"]
+[targets.term]
+type = "local"
+tmux = true
+`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	broken := filepath.Join(dir, "broken.toml")
@@ -30,6 +42,16 @@ func TestRunPolicyCheck(t *testing.T) {
 		{[]string{"check", "bash", `{"command":"rm -fr x"}`, "--config=" + cfg}, "deny", 0},
 		{[]string{"check", "--config", cfg, "bash", `{"command":"make"}`}, "require_approval", 0},
 		{[]string{"check", "bash", `not json`, "--config", cfg}, "", 1},
+		// On a remote target only its own lists approve; every deny list denies.
+		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", cfg, "--target", "build"}, "require_approval", 0},
+		{[]string{"check", "bash", `{"command":"make test"}`, "--config", cfg, "--target=build"}, "approve", 0},
+		{[]string{"check", "bash", `{"command":"make deploy"}`, "--config", cfg, "--target", "build"}, "deny", 0},
+		{[]string{"check", "bash", `{"command":"rm -fr x"}`, "--config", cfg, "--target", "build"}, "deny", 0},
+		// The local target (with tmux or not) keeps this machine's rules.
+		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", cfg, "--target", "term"}, "approve", 0},
+		{[]string{"check", "bash", `{"command":"go test ./..."}`, "--config", cfg, "--target", "local"}, "approve", 0},
+		{[]string{"check", "bash", `{"command":"make test"}`, "--config", cfg, "--target", "nowhere"}, "", 1},
+		{[]string{"check", "bash", `{"command":"make test"}`, "--config", cfg, "--target"}, "", 2},
 		{[]string{"check", "bash"}, "", 2},
 		{[]string{"explain"}, "", 2},
 	} {
@@ -40,6 +62,9 @@ func TestRunPolicyCheck(t *testing.T) {
 		}
 		if len(tc.args) > 4 && tc.args[4] == broken && !strings.Contains(errb.String(), broken+":2:") {
 			t.Errorf("the config error must be on stderr too: %q", errb.String())
+		}
+		if slices.Contains(tc.args, "--target=build") && !strings.Contains(out.String(), "allowed by bash(make test) at targets.build of your settings") {
+			t.Errorf("the trace must name the target's list:\n%s", out.String())
 		}
 		if tc.first != "" {
 			if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {

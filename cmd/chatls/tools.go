@@ -31,20 +31,24 @@ type toolJSON struct {
 	Schema          json.RawMessage `json:"schema,omitempty"`
 	Annotations     map[string]any  `json:"annotations,omitempty"`
 	PreviewTemplate string          `json:"previewTemplate,omitempty"`
+	// RunsOn is where a call runs, with --target: the target or "here".
+	RunsOn string `json:"runsOn,omitempty"`
 }
 
-// runTools implements `chatls tools [--json] [--wait DURATION] [--config FILE]`:
-// the built-ins plus the plugins and MCP servers of the user config (and of
-// .chatls.toml when the current directory is a trusted workspace), started,
-// listed and stopped again.
+// runTools implements `chatls tools [--json] [--wait DURATION] [--config FILE]
+// [--target NAME]`: the built-ins plus the plugins and MCP servers of the
+// user config (and of .chatls.toml when the current directory is a trusted
+// workspace), started, listed and stopped again. With --target, what that
+// target offers and where each tool runs, after a probe of the target.
 func runTools(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the tools with their schemas as JSON")
 	wait := fs.Duration("wait", 30*time.Second, "how long to wait for plugin and MCP tool sources at most")
 	configPath := fs.String("config", "", "user config file (default $XDG_CONFIG_HOME/chatls/config.toml)")
+	targetName := fs.String("target", "", "list what target NAME of your trusted settings offers, and check that it can be reached")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: chatls tools [--json] [--wait DURATION] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: chatls tools [--json] [--wait DURATION] [--config FILE] [--target NAME]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -57,10 +61,22 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 	if configMissing(*configPath, stderr) {
 		return 2
 	}
-	cfg, err := customToolConfig(*configPath, stderr)
+	cfg, eff, err := loadToolConfig(*configPath, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "chatls tools:", err)
 		return 1
+	}
+	var target *tools.TargetEnv
+	if name := *targetName; name != "" {
+		ts, ok := eff.Targets[name]
+		if !ok && name != "local" {
+			fmt.Fprintf(stderr, "chatls tools: target %s is not defined in your trusted settings (targets.%s)\n", name, name)
+			return 1
+		}
+		if ok {
+			target = tools.TargetFromSettings(name, ts)
+			defer target.Close()
+		}
 	}
 
 	// Ctrl-C ends the wait, not the cleanup: sources are always stopped.
@@ -81,13 +97,21 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 	}
 
 	defs := reg.List()
+	if target != nil {
+		probeTarget(ctx, target, stderr)
+		defs = tools.OfferedOnTarget(target, defs)
+	}
 	if *asJSON {
 		out := make([]toolJSON, 0, len(defs))
 		for _, d := range defs {
-			out = append(out, toolJSON{
+			tj := toolJSON{
 				Name: d.Name, Source: d.Source, Description: d.Description,
 				Schema: d.Schema, Annotations: d.Annotations, PreviewTemplate: d.PreviewTemplate,
-			})
+			}
+			if target != nil {
+				tj.RunsOn = tools.RunsWhere(target, d)
+			}
+			out = append(out, tj)
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -98,9 +122,17 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tPARAMETERS\tDESCRIPTION")
+	if target == nil {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tPARAMETERS\tDESCRIPTION")
+	} else {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tRUNS ON\tPARAMETERS\tDESCRIPTION")
+	}
 	for _, d := range defs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, paramSummary(d.Schema), firstSentence(d.Description))
+		fmt.Fprintf(tw, "%s\t%s\t", d.Name, d.Source)
+		if target != nil {
+			fmt.Fprintf(tw, "%s\t", tools.RunsWhere(target, d))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", paramSummary(d.Schema), firstSentence(d.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return 1
@@ -113,6 +145,18 @@ var startToolSources = func(reg *tools.Registry, cfg custom.Config) *custom.Set 
 	set := custom.NewSet(reg, nil)
 	set.Reconcile(cfg)
 	return set
+}
+
+// probeTarget says on stderr where the target's calls go, or why they
+// would fail; the list is printed either way.
+func probeTarget(ctx context.Context, t *tools.TargetEnv, stderr io.Writer) {
+	where, err := tools.ProbeTarget(ctx, t)
+	if where != "" {
+		fmt.Fprintf(stderr, "target %s: %s\n", t.Name, where)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: %s\n", err)
+	}
 }
 
 // firstSentence keeps the table one line per tool.

@@ -147,19 +147,26 @@ func (c *checkToolSet) loadFor(doc *chatdoc.Document) {
 // start programs. Unknown keys are warned about on stderr; a broken
 // workspace file is ignored with a warning.
 func customToolConfig(configPath string, stderr io.Writer) (custom.Config, error) {
+	cfg, _, err := loadToolConfig(configPath, stderr)
+	return cfg, err
+}
+
+// loadToolConfig is customToolConfig plus the effective settings of the
+// current directory (its targets, for `chatls tools --target`).
+func loadToolConfig(configPath string, stderr io.Writer) (custom.Config, config.Effective, error) {
 	if configPath == "" {
 		configPath = config.UserConfigPath()
 	}
 	root, err := os.Getwd()
 	if err != nil {
-		return custom.Config{}, fmt.Errorf("find the current directory: %w", err)
+		return custom.Config{}, config.Effective{}, fmt.Errorf("find the current directory: %w", err)
 	}
 	layers, warns, errs := config.LoadLayers(configPath, []string{root})
 	for _, w := range warns {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if err := errs[configPath]; err != nil {
-		return custom.Config{}, err
+		return custom.Config{}, config.Effective{}, err
 	}
 	wsFile := filepath.Join(root, config.WorkspaceFile)
 	if err := errs[wsFile]; err != nil {
@@ -168,14 +175,15 @@ func customToolConfig(configPath string, stderr io.Writer) (custom.Config, error
 	}
 	trust := layers.User().Trust
 	trusted := func(root string) bool { return approval.TrustedRoot(trust, root) }
-	keyenv.SetConfigured(provider.KeyVars(layers.Resolve(trusted).All()...))
+	resolved := layers.Resolve(trusted)
+	keyenv.SetConfigured(provider.KeyVars(resolved.All()...))
 	if ws := layers.Workspaces[root]; !trusted(root) {
 		if n := len(ws.Tools.Plugins) + len(ws.Tools.MCPServers); n > 0 {
 			fmt.Fprintf(stderr, "note: %s declares %d plugin(s) or MCP server(s); they are not started because %s is not in trust.workspaces\n", wsFile, n, root)
 		}
 	}
 	cfg, _ := custom.ConfigForLayers(layers, trusted)
-	return cfg, nil
+	return cfg, resolved.For(root), nil
 }
 
 // documentFrontmatterOps parses a .chat file and returns its frontmatter's

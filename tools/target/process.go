@@ -22,6 +22,9 @@ cat > "$t/cmd"
 if [ -n "$2" ] && ! cd "$2" 2>/dev/null; then chatls_note nodir; rm -rf "$t"; exit 1; fi
 sh=sh; command -v bash >/dev/null 2>&1 && sh=bash
 export PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0
+# The login shell read ~/.bashrc already; a bash under sshd with SHLVL < 2
+# would read it again for every command.
+export SHLVL=$((${SHLVL:-0} + 1))
 setsid "$sh" -c 'echo $$ > "$1/pid"; exec "$0" "$1/cmd"' "$sh" "$t" </dev/null &
 wait $! 2>/dev/null
 c=$?

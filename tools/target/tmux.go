@@ -13,16 +13,16 @@ import (
 )
 
 // Tmux runs commands in a tmux session on a machine (SPEC §8): an owned
-// session (created if missing, marked with the @chatls-owned option so it
-// is never mistaken for the user's) or, on this machine, the user's own
-// pane ($TMUX_PANE). Commands are sourced by the pane's shell, so the
+// session, created if missing and marked with the @chatls-owned option so
+// it is never mistaken for the user's, on the machine's default tmux
+// server (on this machine, inside tmux, the user's own server: $TMUX) or
+// the one of Socket. Commands are sourced by the pane's shell, so the
 // directory and variables persist between calls as in a terminal, and the
 // user can attach and watch.
 type Tmux struct {
 	M       Machine
 	Session string // default "chatls"
 	Socket  string // tmux -S SOCKET ("" for the default server)
-	Pane    string // the user's pane (%N) instead of an owned session
 	Root    string // where a new session starts
 
 	mu      sync.Mutex // one command at a time per session
@@ -34,21 +34,38 @@ const tmuxFunc = `tm() { if [ -n "$TM_SOCK" ]; then tmux -S "$TM_SOCK" "$@"; els
 command -v tmux >/dev/null 2>&1 || { echo notmux; exit 0; }
 `
 
-// ensureScript: $1 socket, $2 session, $3 root. Prints the pane ID and
-// "created", "existing" or "foreign" (a session chatls did not make), or
-// "notmux".
-const ensureScript = `TM_SOCK=$1 S=$2
-` + tmuxFunc + `if tm has-session -t "=$S" 2>/dev/null; then
-  if [ "$(tm show-options -t "=$S:" -qv @chatls-owned 2>/dev/null)" = 1 ]; then s=existing; else s=foreign; fi
+// ensurePart leaves the pane's ID in $pane, its shell's process and the
+// program in its foreground in $ppid and $pcmd, and how the session was
+// found in $state ("created" or "existing"); or it prints "foreign" (a
+// session chatls did not make) or "notmux" and ends. $1 socket, $2
+// session, $3 root, $4 a token. One tmux call when the session exists.
+const ensurePart = `TM_SOCK=$1 S=$2 ROOT=$3 TOKEN=$4
+` + tmuxFunc + `paneinfo() { tm display-message -p -t "=$S:" '#{session_name} #{pane_id} #{@chatls-owned}. #{pane_pid} #{pane_current_command}' 2>/dev/null; }
+set -- $(paneinfo)
+if [ "$1" = "$S" ]; then
+  [ "$3" = 1. ] || { echo foreign; exit 0; }
+  state=existing
 else
   sh=sh; command -v bash >/dev/null 2>&1 && sh=bash
-  if [ -n "$3" ] && [ -d "$3" ]; then tm new-session -d -s "$S" -x 200 -y 50 -c "$3" "$sh" || exit 1
-  else tm new-session -d -s "$S" -x 200 -y 50 "$sh" || exit 1; fi
-  tm set-option -t "=$S:" @chatls-owned 1 >/dev/null
-  tm set-option -t "=$S:" remain-on-exit off >/dev/null
-  s=created
+  # The server this may start must not hold the report channel (fd 3):
+  # the call would wait for it to close.
+  if [ -n "$ROOT" ] && [ -d "$ROOT" ]; then tm new-session -d -s "$S" -x 200 -y 50 -c "$ROOT" "$sh" 3>&- || exit 1
+  else tm new-session -d -s "$S" -x 200 -y 50 "$sh" 3>&- || exit 1; fi
+  tm set-option -t "=$S:" @chatls-owned 1 \; set-option -t "=$S:" remain-on-exit off >/dev/null
+  state=created
+  # Type nothing before the new shell is ready: it runs this line once
+  # its start-up files are read (waited for 10 s at most).
+  r=chatls-ready-$TOKEN
+  ( sleep 10; tm wait-for -S "$r" ) </dev/null >/dev/null 2>&1 3>&- &
+  tm send-keys -t "=$S:" -l " tmux wait-for -S $r" \; send-keys -t "=$S:" Enter
+  tm wait-for "$r"; kill $! 2>/dev/null
+  set -- $(paneinfo)
 fi
-printf '%s %s\n' "$(tm display-message -p -t "=$S:" '#{pane_id}')" "$s"`
+pane=$2 ppid=$4 pcmd=$5
+`
+
+// ensureScript prints "PANE STATE" (see ensurePart).
+const ensureScript = ensurePart + `printf '%s %s\n' "$pane" "$state"`
 
 // ErrNoTmux is returned when the machine has no tmux.
 var ErrNoTmux = errors.New("tmux is not installed there")
@@ -56,26 +73,33 @@ var ErrNoTmux = errors.New("tmux is not installed there")
 // ensure returns the pane to use and a notice when the session had to be
 // made again (what ran in it before is gone).
 func (t *Tmux) ensure(ctx context.Context) (pane, notice string, err error) {
-	if t.Pane != "" {
-		return t.Pane, "", nil
-	}
-	out, err := t.script(ctx, ensureScript, []string{t.Socket, t.session(), t.Root}, nil)
+	out, err := t.script(ctx, ensureScript, []string{t.Socket, t.session(), t.Root, newToken()}, nil)
 	if err != nil {
 		return "", "", err
 	}
-	fields := strings.Fields(out)
+	pane, notice, _, err = t.sessionState(out)
+	return pane, notice, err
+}
+
+// sessionState reads ensurePart's answer: "PANE STATE [REST]" or a
+// single word saying why there is no pane.
+func (t *Tmux) sessionState(out string) (pane, notice, rest string, err error) {
+	fields := strings.SplitN(out, " ", 3)
 	switch {
 	case out == "notmux":
-		return "", "", ErrNoTmux
-	case len(fields) != 2:
-		return "", "", fmt.Errorf("tmux could not start session %s: %s", t.session(), out)
-	case fields[1] == "foreign":
-		return "", "", fmt.Errorf("a tmux session named %s exists that chatls did not create; it is left alone (choose another name with the target's session setting)", t.session())
+		return "", "", "", ErrNoTmux
+	case out == "foreign":
+		return "", "", "", fmt.Errorf("a tmux session named %s exists that chatls did not create; it is left alone (choose another name with the target's session setting)", t.session())
+	case len(fields) < 2 || !strings.HasPrefix(fields[0], "%"):
+		return "", "", "", fmt.Errorf("tmux could not start session %s: %s", t.session(), out)
 	case fields[1] == "created" && t.started:
 		notice = fmt.Sprintf("[The tmux session %s had ended; chatls started a new one. What the shell had before (directory, variables, running programs) is gone.]", t.session())
 	}
 	t.started = true
-	return fields[0], notice, nil
+	if len(fields) == 3 {
+		rest = fields[2]
+	}
+	return fields[0], notice, rest, nil
 }
 
 func (t *Tmux) session() string {
@@ -86,12 +110,7 @@ func (t *Tmux) session() string {
 }
 
 // SessionName is what the user attaches to (tmux attach -t NAME).
-func (t *Tmux) SessionName() string {
-	if t.Pane != "" {
-		return "pane " + t.Pane
-	}
-	return t.session()
-}
+func (t *Tmux) SessionName() string { return t.session() }
 
 // script runs a tmux script with $TM_SOCK's socket and returns its output.
 func (t *Tmux) script(ctx context.Context, script string, args []string, stdin io.Reader) (string, error) {
@@ -112,12 +131,37 @@ func (t *Tmux) tm(ctx context.Context, args ...string) (string, error) {
 	return t.script(ctx, "TM_SOCK=$1; shift\n"+tmuxFunc+"tm \"$@\"", append([]string{t.Socket}, args...), nil)
 }
 
-// prepareScript writes the command's two scripts ($1 token, command on
-// stdin) and prints the directory holding them.
-const prepareScript = `d="${TMPDIR:-/tmp}/chatls-tmux-$(id -u)"
+// startScript types a command into the session's pane in one trip to the
+// machine: it ensures the session (ensurePart), checks that the pane's
+// shell holds the terminal's foreground (its process group is the
+// terminal's, from /proc; a program just interrupted gets half a second
+// to give it back), writes the command's script (stdin) to a directory
+// only this user can write, and types ". FILE". $4 is the token. Prints
+// "PANE STATE started" or "PANE STATE busy PROGRAM".
+const startScript = ensurePart + `i=0
+while :; do
+  fg=$pcmd
+  if [ -r "/proc/$ppid/stat" ]; then
+    s=$(cat "/proc/$ppid/stat"); s=${s##*) }
+    set -- $s
+    [ "$3" = "$6" ] && fg=
+  else
+    case $fg in bash|sh|zsh|dash|ash|ksh|fish) fg= ;; esac
+  fi
+  [ -z "$fg" ] && break
+  i=$((i+1))
+  if [ "$i" -ge 10 ]; then printf '%s %s busy %s\n' "$pane" "$state" "$fg"; exit 0; fi
+  sleep 0.05
+  set -- $(paneinfo); ppid=$4 pcmd=$5
+done
+d="${TMPDIR:-/tmp}/chatls-tmux-$(id -u)"
+case $d in *[!A-Za-z0-9/._-]*) d="/tmp/chatls-tmux-$(id -u)" ;; esac
 mkdir -p -m 700 "$d" || exit 1
-cat > "$d/$1.cmd"
-printf '%s\n' "$d"`
+[ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] || { echo "$d is not a directory of this user's"; exit 1; }
+# The script removes itself first (the shell has it open already).
+chmod 700 "$d" && { printf 'rm -f -- %s\n' "$d/$TOKEN.cmd"; cat; } > "$d/$TOKEN.cmd" || exit 1
+tm send-keys -t "$pane" -l " . $d/$TOKEN.cmd" \; send-keys -t "$pane" Enter || exit 1
+printf '%s %s started\n' "$pane" "$state"`
 
 // Wait is how long RunCommand waits for the command: Forever (until it
 // ends or the timeout), zero (start it and return), or a duration after
@@ -153,28 +197,30 @@ var startMarker = regexp.MustCompile(`^__CHATLS_START_([0-9a-f]+)__$`)
 func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeout time.Duration, progress func(string)) (CommandResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	pane, notice, err := t.ensure(ctx)
+	token := newToken()
+	channel := "chatls-" + token
+	// A call that returns before the end waits for the start: the next
+	// command must not be typed while this one is still only typed.
+	startChannel := ""
+	if !wait.Forever {
+		startChannel = "chatls-start-" + token
+	}
+	out, err := t.script(ctx, startScript, []string{t.Socket, t.session(), t.Root, token}, strings.NewReader(commandScript(command, token, channel, startChannel)))
+	if err != nil {
+		return CommandResult{}, err
+	}
+	pane, notice, rest, err := t.sessionState(out)
 	if err != nil {
 		return CommandResult{}, err
 	}
 	res := CommandResult{Pane: pane, Notice: notice}
-	if busy, err := t.busy(ctx, pane); err != nil {
-		return res, err
-	} else if busy != "" {
+	if busy, ok := strings.CutPrefix(rest, "busy "); ok {
 		return res, fmt.Errorf("tmux pane %s is busy running %s; read it with capture_pane or stop it with send_keys [\"C-c\"] first", pane, busy)
 	}
-	token := newToken()
-	channel := "chatls-" + token
-	dir, err := t.script(ctx, prepareScript, []string{token}, strings.NewReader(commandScript(command, token, channel)))
-	if err != nil {
-		return res, err
-	}
-	file := dir + "/" + token + ".cmd"
-	if _, err := t.tm(ctx, "send-keys", "-t", pane, "-l", " . "+quote(file)); err != nil {
-		return res, err
-	}
-	if _, err := t.tm(ctx, "send-keys", "-t", pane, "Enter"); err != nil {
-		return res, err
+	if startChannel != "" {
+		if _, _, err := t.await(ctx, pane, startChannel, timeout, nil, false); err != nil {
+			return res, err
+		}
 	}
 	if !wait.Forever && wait.For <= 0 {
 		res.Running = true
@@ -184,7 +230,7 @@ func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeou
 	if !wait.Forever && (limit <= 0 || wait.For < limit) {
 		limit = wait.For
 	}
-	ended, err := t.await(ctx, pane, channel, limit, progress)
+	text, ended, err := t.await(ctx, pane, channel, limit, progress, true)
 	if err != nil {
 		return res, err
 	}
@@ -196,18 +242,22 @@ func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeou
 	if !ended && (cancelled || wait.Forever || limit == timeout) {
 		res.TimedOut = !cancelled
 		stopCtx := context.WithoutCancel(ctx)
-		t.tm(stopCtx, "send-keys", "-t", pane, "C-c")
-		t.tm(stopCtx, "send-keys", "-t", pane, "-l", " "+typedEnd(token)+"; tmux wait-for -S "+channel)
-		t.tm(stopCtx, "send-keys", "-t", pane, "Enter")
-		ended, _ = t.await(stopCtx, pane, channel, 5*time.Second, nil)
+		t.tm(stopCtx, "send-keys", "-t", pane, "C-c", ";", "send-keys", "-t", pane, "-l", " "+typedEnd(token)+"; tmux wait-for -S "+channel, ";", "send-keys", "-t", pane, "Enter")
+		text, ended, _ = t.await(stopCtx, pane, channel, 5*time.Second, nil, true)
 	}
-	text, err := t.tm(context.WithoutCancel(ctx), "capture-pane", "-p", "-J", "-t", pane, "-S", "-", "-E", "-")
-	if err != nil {
-		return res, err
+	if !ended {
+		if text, err = t.tm(context.WithoutCancel(ctx), captureAll(pane)...); err != nil {
+			return res, err
+		}
 	}
 	res.Output, res.Code, res.Ended, res.ScrolledOut = extractOutput(text, token)
 	res.Running = !res.Ended
 	return res, nil
+}
+
+// captureAll is the capture-pane command for a pane's whole history.
+func captureAll(pane string) []string {
+	return []string{"capture-pane", "-p", "-J", "-t", pane, "-S", "-", "-E", "-"}
 }
 
 // typedEnd prints the end marker from split pieces, as commandScript does.
@@ -215,12 +265,17 @@ func typedEnd(token string) string {
 	return "printf '\\n__CHATLS_%s_%s_%d__\\n' END " + token + " $?"
 }
 
-// commandScript is what the pane's shell sources.
-func commandScript(command, token, channel string) string {
+// commandScript is what the pane's shell sources. startChannel, when
+// set, is signalled once the command has begun.
+func commandScript(command, token, channel, startChannel string) string {
+	started := ""
+	if startChannel != "" {
+		started = "tmux wait-for -S " + startChannel + "\n"
+	}
 	return "printf '%s_%s__\\n' __CHATLS_START " + token + "\n" +
+		started +
 		command + "\n" +
 		"printf '\\n__CHATLS_%s_%s_%d__\\n' END " + token + " \"$?\"\n" +
-		"rm -f \"${TMPDIR:-/tmp}/chatls-tmux-$(id -u)/" + token + ".cmd\"\n" +
 		"tmux wait-for -S " + channel + "\n"
 }
 
@@ -249,10 +304,14 @@ func extractOutput(pane, token string) (out string, code int, ended, scrolledOut
 			break
 		}
 	}
-	if typed >= 0 {
-		end = typed
-	}
 	body := lines[start+1 : end]
+	if typed >= 0 {
+		body = lines[start+1 : typed]
+		// The terminal's echo of the C-c stays, not a prompt before it.
+		if before, _, _ := strings.Cut(lines[typed], typedEnd(token)); strings.TrimSpace(before) == "^C" {
+			body = append(body[:len(body):len(body)], "^C")
+		}
+	}
 	if ended && len(body) > 0 && body[len(body)-1] == "" {
 		body = body[:len(body)-1] // the end marker's own newline
 	}
@@ -267,15 +326,29 @@ func extractOutput(pane, token string) (out string, code int, ended, scrolledOut
 
 const progressEvery = 500 * time.Millisecond
 
-// await waits for the channel's signal up to limit (0: no limit). It
-// watches the pane meanwhile: one that died fails the wait.
-func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Duration, progress func(string)) (bool, error) {
+// awaitScript waits for channel $2 and then prints pane $3's history
+// (with no pane, nothing).
+const awaitScript = `TM_SOCK=$1
+` + tmuxFunc + `tm wait-for "$2" && { [ -z "$3" ] || tm capture-pane -p -J -t "$3" -S - -E -; }`
+
+// await waits for the channel's signal up to limit (0: no limit) and
+// returns the pane's text then when capture is set, read in the same
+// trip. It watches the pane meanwhile: one that died fails the wait.
+func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Duration, progress func(string), capture bool) (string, bool, error) {
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	signalled := make(chan error, 1)
+	type signal struct {
+		text string
+		err  error
+	}
+	signalled := make(chan signal, 1)
 	go func() {
-		_, err := t.tm(waitCtx, "wait-for", channel)
-		signalled <- err
+		show := ""
+		if capture {
+			show = pane
+		}
+		text, err := t.script(waitCtx, awaitScript, []string{t.Socket, channel, show}, nil)
+		signalled <- signal{text, err}
 	}()
 	var deadline <-chan time.Time
 	if limit > 0 {
@@ -292,19 +365,19 @@ func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Durat
 	}
 	for {
 		select {
-		case err := <-signalled:
-			return err == nil, err
+		case s := <-signalled:
+			return s.text, s.err == nil, s.err
 		case <-deadline:
 			release()
-			return false, nil
+			return "", false, nil
 		case <-ctx.Done():
 			release()
-			return false, nil
+			return "", false, nil
 		case <-tick.C:
 			last, err := t.tm(ctx, "display-message", "-p", "-t", pane, "#{pane_dead}")
 			if err != nil || last == "1" {
 				release()
-				return false, fmt.Errorf("the tmux pane %s died during the call (%v); the next call starts a new session", pane, err)
+				return "", false, fmt.Errorf("the tmux pane %s died during the call (%v); the next call starts a new session", pane, err)
 			}
 			if progress != nil {
 				if text, err := t.tm(ctx, "capture-pane", "-p", "-J", "-t", pane); err == nil {
@@ -319,43 +392,6 @@ func lastLine(text string) string {
 	lines := strings.Split(strings.TrimRight(text, "\n "), "\n")
 	return lines[len(lines)-1]
 }
-
-// busyScript: $1 socket, $2 pane. Prints "idle" when the pane's shell
-// holds the terminal's foreground (its process group is the terminal's,
-// from /proc), else the name of the program in the foreground.
-const busyScript = `TM_SOCK=$1
-` + tmuxFunc + `set -- $(tm display-message -p -t "$2" '#{pane_pid} #{pane_current_command}')
-pid=$1 cmd=$2
-if [ -r "/proc/$pid/stat" ]; then
-  s=$(cat "/proc/$pid/stat"); s=${s##*) }
-  set -- $s
-  if [ "$3" = "$6" ]; then echo idle; else echo "$cmd"; fi
-else
-  case $cmd in bash|sh|zsh|dash|ash|ksh|fish) echo idle ;; *) echo "$cmd" ;; esac
-fi`
-
-// busy names the program in the foreground of the pane when it is not
-// the shell ("" when idle). A program that was just interrupted (send_keys
-// C-c) takes a moment to give the terminal back: it is asked again for up
-// to busySettle before the pane counts as busy.
-func (t *Tmux) busy(ctx context.Context, pane string) (string, error) {
-	deadline := time.Now().Add(busySettle)
-	for {
-		state, err := t.script(ctx, busyScript, []string{t.Socket, pane}, nil)
-		if err != nil {
-			return "", err
-		}
-		if state == "idle" {
-			return "", nil
-		}
-		if time.Now().After(deadline) {
-			return state, nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-const busySettle = 500 * time.Millisecond
 
 // Capture returns the pane's text: start and end are capture-pane's line
 // numbers as strings ("-" = the history's start or the screen's end, ""

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/tools/target"
+)
+
+// TargetFromSettings makes the target of a `targets.NAME` definition
+// (SPEC §8). A definition that cannot be used gives a BrokenTarget, whose
+// calls fail with the reason instead of running here.
+func TargetFromSettings(name string, ts config.TargetSettings) *TargetEnv {
+	var m target.Machine
+	switch ts.Type {
+	case "ssh":
+		s, err := target.NewSSH(name, target.SSHConfig{Host: ts.Host, User: ts.User, Port: ts.Port, IdentityFile: ts.IdentityFile, ConfigFile: ts.SSHConfig})
+		if err != nil {
+			return BrokenTarget(name, err.Error())
+		}
+		m = s
+	case "container":
+		if ts.Container == "" {
+			return BrokenTarget(name, fmt.Sprintf("target %s: container is required for type container", name))
+		}
+		m = target.NewContainer(name, ts.Container, ts.Engine)
+	case "local":
+		m = target.Local{}
+	default:
+		return BrokenTarget(name, fmt.Sprintf("target %s: type must be ssh, container or local, not %q", name, ts.Type))
+	}
+	var tm *target.Tmux
+	if ts.Tmux {
+		tm = &target.Tmux{M: m, Session: ts.Session, Socket: ts.TmuxSocket, Root: ts.Root}
+	}
+	if ts.Type == "local" {
+		return NewTargetEnv(name, nil, ts.Root, tm)
+	}
+	return NewTargetEnv(name, m, ts.Root, tm)
+}
+
+// OfferedOnTarget is the tool list a document on target t offers the
+// model: defs without the built-ins that would act on this machine's
+// files, bash with `wait` where there is tmux, plus the tmux tools.
+func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
+	var out []Definition
+	for _, d := range defs {
+		builtin := d.Source == "builtin"
+		if !OffersOnTarget(t, d.Name, builtin) {
+			continue
+		}
+		if d.Name == "bash" && builtin && t != nil && t.Tmux != nil {
+			d.Schema = bashWaitDefinition().Schema
+		}
+		out = append(out, d)
+	}
+	if t != nil && t.Tmux != nil {
+		out = append(out, TmuxDefinitions()...)
+	}
+	return out
+}
+
+// RunsWhere says where a call of tool d on target t runs, for `chatls
+// tools --target`: "NAME" or "NAME (tmux)" on the target, "here" on this
+// machine (plugins, MCP tools, web_fetch…).
+func RunsWhere(t *TargetEnv, d Definition) string {
+	builtin := d.Source == "builtin"
+	switch {
+	case t == nil:
+		return "here"
+	case builtin && (d.Name == "bash" && t.Tmux != nil || TmuxTools[d.Name]):
+		return targetLabel(t.Name) + " (tmux)"
+	case builtin && t.Remote() && remoteRuns[d.Name] != nil:
+		return t.Name
+	}
+	return "here"
+}
+
+// probeScript prints the machine's host name, and "no tmux" when $1 asks
+// for tmux and there is none.
+const probeScript = `uname -n 2>/dev/null || hostname
+if [ -n "$1" ] && ! command -v tmux >/dev/null 2>&1; then echo "no tmux"; fi`
+
+// ProbeTarget checks that t can be reached and has tmux when it should,
+// without running any tool; the text says where the calls go.
+func ProbeTarget(ctx context.Context, t *TargetEnv) (string, error) {
+	if t.Problem != "" {
+		return "", errors.New(t.Problem)
+	}
+	m := t.Machine
+	if m == nil && t.Tmux != nil {
+		m = t.Tmux.M
+	}
+	if m == nil {
+		return "this machine", nil
+	}
+	wantTmux := ""
+	if t.Tmux != nil {
+		wantTmux = "1"
+	}
+	var out strings.Builder
+	exit, err := m.Exec(ctx, probeScript, []string{wantTmux}, nil, &out)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if exit.Code != 0 {
+		return "", fmt.Errorf("the probe failed there (exit %d): %s", exit.Code, strings.Join(lines, " "))
+	}
+	where := fmt.Sprintf("%s on host %s", m.Kind(), lines[0])
+	if t.Root != "" {
+		where += ", root " + t.Root
+	}
+	if t.Tmux != nil {
+		if slices.Contains(lines, "no tmux") {
+			return where, fmt.Errorf("target %s has tmux = true but tmux is not installed there: its bash calls will fail", t.Name)
+		}
+		where += ", tmux session " + t.Tmux.SessionName()
+	}
+	return where, nil
+}
