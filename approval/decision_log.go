@@ -35,6 +35,8 @@ type LogEntry struct {
 	Rule string `json:"rule,omitempty"`
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// Target is the target the call runs on (SPEC §8); empty: this machine.
+	Target string `json:"target,omitempty"`
 	// Reason is the verdict's one-line summary.
 	Reason string `json:"reason,omitempty"`
 	// Trace is the verdict's steps, so the log explains itself.

@@ -262,6 +262,14 @@ func (e *Engine) callEnv(call Call) callEnv {
 
 func (e *Engine) resolveEnv(call Call) callEnv {
 	var env callEnv
+	if e.src.lexical {
+		// On a target only its root counts: the document's directory and
+		// this machine's directories (temp, writable) are not there. No
+		// root: relative paths are inside nothing.
+		env.root, env.docDir = e.root, e.root
+		env.read, env.write = []string{e.root}, []string{e.root}
+		return env
+	}
 	docPath := call.DocPath
 	if docPath == "" {
 		docPath = e.src.DocPath

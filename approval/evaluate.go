@@ -92,8 +92,9 @@ func (e *Engine) evaluateRules(call Call, env callEnv) evaluation {
 	for _, l := range ruleLayers {
 		steps = append(steps, e.layerStep(l, parts, answers, final, firstLayer, overall))
 	}
-	if overall == Approve && !anyApprove(steps) {
-		// Only built-ins covered the call (cd src, set -e).
+	if overall == Approve && !anyApprove(steps) && !e.src.lexical {
+		// Only built-ins covered the call (cd src, set -e). On a target
+		// only its own list approves, so there they ask.
 		steps[1].Decision = Approve
 		steps[1].Reason = "covered without a rule: " + builtinSummary(parts)
 	}

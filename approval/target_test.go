@@ -45,6 +45,38 @@ func TestRemoteTargetDecidesByItsOwnLists(t *testing.T) {
 	}
 }
 
+// The server asks with the local document's path and workspace: on a
+// target neither counts (only the target's root does), and a built-in
+// without side effects is not approved without a rule of the target's.
+func TestTargetIgnoresTheLocalDocumentsDirectories(t *testing.T) {
+	local := t.TempDir()
+	tp := &TargetPolicy{Name: "build", Root: "/srv/app", AutoApprove: []string{"$readonly", "bash(make test)"}}
+	e, err := NewEngine(Sources{UserFile: "user.toml", Home: local, TempDir: local, Target: tp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool  string
+		input map[string]any
+		want  Decision
+	}{
+		{"read", map[string]any{"path": "src/main.go"}, Approve},
+		{"read", map[string]any{"path": "/srv/app/README.md"}, Approve},
+		{"read", map[string]any{"path": filepath.Join(local, "notes.txt")}, RequireApproval}, // the local workspace is not there
+		{"read", map[string]any{"path": "/tmp/x"}, RequireApproval},                          // nor this machine's temp
+		{"bash", map[string]any{"command": "pwd"}, RequireApproval},
+		{"bash", map[string]any{"command": "true"}, RequireApproval},
+		{"bash", map[string]any{"command": "cd src && make test"}, Approve},
+		{"bash", map[string]any{"command": "cd /etc && make test"}, RequireApproval},
+	}
+	for _, c := range cases {
+		v := e.Decide(context.Background(), Call{Tool: c.tool, Input: c.input, DocPath: filepath.Join(local, "a.chat"), WorkspaceRoot: local})
+		if v.Decision != c.want {
+			t.Errorf("%s %v: %s, want %s\n%s", c.tool, c.input, v.Decision, c.want, v.Format())
+		}
+	}
+}
+
 func TestLexicalPathsOnATarget(t *testing.T) {
 	for p, want := range map[string]string{
 		"src/a.go":      "/srv/app/src/a.go",

@@ -30,6 +30,7 @@ type runEntry struct {
 	Outcome    string     `json:"outcome"`
 	Rule       string     `json:"rule"`
 	Reason     string     `json:"reason"`
+	Target     string     `json:"target"`
 	Trace      []struct {
 		Resolver string `json:"resolver"`
 		Decision string `json:"decision"`

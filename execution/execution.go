@@ -48,8 +48,8 @@ type Job struct {
 	// while it waits).
 	Env func() tools.Env
 	// Started is told when the tool really starts (journal start on disk),
-	// waited saying whether it queued for a slot.
-	Started func(call tools.Call, waited bool)
+	// with where it runs, waited saying whether it queued for a slot.
+	Started func(call tools.Call, env tools.Env, waited bool)
 	// BeforeRun, when set (tests), runs right before the runner gets the call.
 	BeforeRun func()
 }
@@ -94,7 +94,8 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 		e.Log.Error("execution journal write failed; not running the tool", zap.String("id", j.ID), zap.Error(err))
 		return Outcome{Result: tools.Result{Text: cycle.TextNoJournal, IsError: true}, Write: true}
 	}
-	j.Started(call, waited)
+	env := j.Env()
+	j.Started(call, env, waited)
 	if j.BeforeRun != nil {
 		j.BeforeRun()
 	}
@@ -103,11 +104,11 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	// A cancel that came before the runner knew the call is in ctx: the
 	// tool does not start (and ctx stops it if the cancel comes now).
 	if ctx.Err() == nil {
-		res = e.Runner.Run(ctx, call, j.Env())
+		res = e.Runner.Run(ctx, call, env)
 	}
 	ended := time.Now()
 	if base.Err() != nil {
-		e.logRun(j, call, hash, verdict, by, started, ended, res, true)
+		e.logRun(j, call, env, hash, verdict, by, started, ended, res, true)
 		return Outcome{Result: res, Ran: true}
 	}
 	if errors.Is(context.Cause(ctx), ErrCancelled) || res.Cancelled {
@@ -122,7 +123,7 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	if err := e.Journal.Finish(j.Document, j.ID, res.Text, res.IsError); err != nil {
 		e.Log.Warn("execution journal write failed", zap.String("id", j.ID), zap.Error(err))
 	}
-	e.logRun(j, call, hash, verdict, by, started, ended, res, false)
+	e.logRun(j, call, env, hash, verdict, by, started, ended, res, false)
 	return Outcome{Result: res, Write: true, Ran: true}
 }
 
@@ -162,7 +163,7 @@ func (e *Executor) slot(ctx context.Context) (release func(), waited bool, err e
 // it ran (the policy's rule or the user's approval edit, with the policy's
 // trace), start, end, exit status, truncation and how it ended. A run cut
 // short by chatls shutting down is logged as interrupted.
-func (e *Executor) logRun(j Job, call tools.Call, hash string, v approval.Verdict, by string, start, end time.Time, res tools.Result, interrupted bool) {
+func (e *Executor) logRun(j Job, call tools.Call, env tools.Env, hash string, v approval.Verdict, by string, start, end time.Time, res tools.Result, interrupted bool) {
 	if e.Decisions == nil {
 		return
 	}
@@ -171,6 +172,7 @@ func (e *Executor) logRun(j Job, call tools.Call, hash string, v approval.Verdic
 		Decision: string(approval.Approve), Source: by, Start: &start, End: &end,
 		ExitStatus: res.ExitCode, Truncated: res.Truncated, ApprovedBy: by,
 		TimedOut: res.TimedOut, Outcome: res.Outcome(interrupted),
+		Target: env.RunsOn(call),
 	}
 	if by == cycle.ByUserEdit {
 		// The policy did not approve it (its verdict and trace say what it

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -75,7 +74,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 		return codeAction{Title: insertTitle, Kind: "quickfix", IsPreferred: true,
 			Command: command(insertTitle, "chatls.advance", map[string]any{"uri": snap.uri})}, true
 	case cycle.ActApprove:
-		return setStatus(fmt.Sprintf("Approve %s: %s", name, strings.TrimPrefix(s.preview(u, maxLen), name+": ")), chatdoc.StatusApproved, true)
+		return setStatus("Approve "+s.preview(s.targetFor(s.docState(snap.uri), doc), u, maxLen), chatdoc.StatusApproved, true)
 	case cycle.ActRunNow:
 		return codeAction{Title: "Run now", Kind: "quickfix", Command: command("Run now", "chatls.run", args)}, true
 	case cycle.ActAskAgain:

@@ -111,7 +111,8 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 // of the approval, so the approved call does not wait for one (~5 ms).
 func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	eff := s.settings.effectiveFor(ds.path)
-	diags := cycle.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(u, eff.InlayHintsMaxLength) }, time.Now(), eff.Keys)
+	target := s.targetFor(ds, doc)
+	diags := cycle.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(target, u, eff.InlayHintsMaxLength) }, time.Now(), eff.Keys)
 	for _, d := range diags {
 		if d.Code == cycle.CodePending {
 			if u := doc.ToolUse(d.ToolID); u != nil && u.Name == "bash" {
@@ -126,15 +127,16 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 	return append(diags, sendProblemDiagnostic(doc, problem)...)
 }
 
-// preview is the one-line description of a call (SPEC §3 formats).
-func (s *Server) preview(u *chatdoc.ToolUse, maxLen int) string {
-	return s.previewCall(u.Name, u.Input, maxLen)
+// preview is the one-line description of a call (SPEC §3 formats), naming
+// the target it runs on (`bash@build: $ make test`, SPEC §8).
+func (s *Server) preview(t *tools.TargetEnv, u *chatdoc.ToolUse, maxLen int) string {
+	return s.previewCall(t, u.Name, u.Input, maxLen)
 }
 
-func (s *Server) previewCall(name string, input map[string]any, maxLen int) string {
-	def, ok := s.registry.Lookup(name)
-	if !ok {
-		return tools.Preview(tools.Definition{Name: name}, input, maxLen)
+func (s *Server) previewCall(t *tools.TargetEnv, name string, input map[string]any, maxLen int) string {
+	def := tools.Definition{Name: name}
+	if tool, ok := s.registry.Lookup(name); ok {
+		def = tool.Definition()
 	}
-	return tools.Preview(def.Definition(), input, maxLen)
+	return tools.PreviewOn(def, tools.RunsOn(t, name, def.Source == "builtin"), input, maxLen)
 }

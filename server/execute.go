@@ -84,11 +84,11 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 			env.Progress = func(p tools.Progress) { progress.report(p, s.refreshHints) }
 			return env
 		},
-		Started: func(call tools.Call, waited bool) {
+		Started: func(call tools.Call, env tools.Env, waited bool) {
 			s.mu.Lock()
 			ds.ledger.Started(rs.id, call.Name, time.Now(), waited)
 			s.mu.Unlock()
-			progress = s.newRunProgress(rs, call)
+			progress = s.newRunProgress(rs, call, env.Target)
 			announcement = s.announceLater(ds, progress)
 			stopTicker = s.tickWhileRunning()
 		},

@@ -41,6 +41,12 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 		cancel()
 	}
 	if ds != nil {
+		if t := s.targetFor(ds, doc); t != nil {
+			info.RunsOn = "this machine"
+			if where := tools.RunsWhere(t, info.Tool); where != "here" {
+				info.RunsOn = "target " + where
+			}
+		}
 		v := s.decide(ds, doc, u, "")
 		info.Decision, info.Trace = v.Summary(), v.Format()
 		if status := s.sessionTimes(ds, u.ID, &info); status != "" {

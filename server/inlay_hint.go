@@ -38,6 +38,10 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 	// With sandbox.enabled and bubblewrap broken, an approved bash call
 	// runs without the sandbox: each one says so.
 	unsandboxed := s.sandboxProblemFor(uriToPath(snap.uri)) != ""
+	var target *tools.TargetEnv
+	if ds != nil {
+		target = s.targetFor(ds, doc)
+	}
 	for _, m := range cycle.MessagesIn(doc, span) {
 		for _, u := range m.ToolUses {
 			if inRange(u.HeaderSpan.End) && doc.ToolResult(u.ID) == nil && loading(u.Name) {
@@ -61,7 +65,7 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 			if u == nil {
 				continue
 			}
-			label := s.preview(u, maxLen)
+			label := s.preview(target, u, maxLen)
 			if u.Name == "bash" && unsandboxed {
 				label = "unsandboxed · " + label
 			}

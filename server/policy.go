@@ -13,6 +13,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/tools"
 )
 
 // decisionTimeout bounds one policy decision (external resolvers included).
@@ -41,6 +42,7 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		_ = s.decisions.Write(v.LogEntry(approval.LogEntry{
 			Time: time.Now(), Document: ds.uri, ToolID: u.ID, Tool: u.Name,
 			InputHash: cycle.InputHash(u), Source: logSource,
+			Target: tools.RunsOn(s.targetFor(ds, doc), u.Name, true),
 		}))
 	}
 	return v

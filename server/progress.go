@@ -32,9 +32,9 @@ type runProgress struct {
 
 // newRunProgress prepares the progress of one run; nothing is sent until
 // begin (after announceAfter).
-func (s *Server) newRunProgress(rs *runState, call tools.Call) *runProgress {
+func (s *Server) newRunProgress(rs *runState, call tools.Call, target *tools.TargetEnv) *runProgress {
 	token := fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))
-	rep := workdone.New(progressClient{s}, token, "chatls: "+s.previewCall(call.Name, call.Input, 60))
+	rep := workdone.New(progressClient{s}, token, "chatls: "+s.previewCall(target, call.Name, call.Input, 60))
 	remove := s.progressCancels.Add(token, func() { rs.cancel(execution.ErrCancelled) })
 	return &runProgress{Reporter: rep, remove: remove}
 }

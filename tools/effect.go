@@ -17,8 +17,8 @@ type Effecter interface {
 // Effect is what the call would change, "" when its tool cannot say.
 func (r *Registry) Effect(ctx context.Context, call Call, env Env) string {
 	t, ok := r.Lookup(call.Name)
-	if !ok {
-		return ""
+	if !ok || env.Target.Remote() {
+		return "" // what changes there is not known here
 	}
 	e, ok := t.(Effecter)
 	if !ok {

@@ -19,6 +19,12 @@ import (
 // becomes `  # label`; newlines show as ⤶; previews longer than maxLen runes
 // end in … (maxLen <= 0: no limit).
 func Preview(def Definition, input map[string]any, maxLen int) string {
+	return PreviewOn(def, "", input, maxLen)
+}
+
+// PreviewOn is Preview of a call that runs on a target: `bash@build: $ make`
+// (SPEC §8); target "" is this machine.
+func PreviewOn(def Definition, target string, input map[string]any, maxLen int) string {
 	detail, ok := "", false
 	if def.Source == "builtin" || def.Source == "" {
 		detail, ok = builtinPreview(def.Name, input)
@@ -30,6 +36,9 @@ func Preview(def Definition, input map[string]any, maxLen int) string {
 		detail = genericPreview(input)
 	}
 	text := def.Name
+	if target != "" {
+		text += "@" + target
+	}
 	if detail != "" {
 		text += ": " + detail
 	}

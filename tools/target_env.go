@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path"
 	"sync"
 
@@ -76,24 +77,35 @@ func runOnTarget(ctx context.Context, tool Tool, call Call, env Env) (Result, bo
 		return errorResult("%s", capitalize(t.Problem)), true
 	}
 	if call.Name == "bash" && t.Tmux != nil {
-		return t.guardLoop(call, func() Result { return bashInTmux(ctx, call, env) }), true
+		return t.ranOn(t.guardLoop(call, func() Result { return bashInTmux(ctx, call, env) })), true
 	}
 	if TmuxTools[call.Name] {
 		if t.Tmux == nil {
 			return errorResult("%s needs a target with tmux = true (this document's target %s has none)", call.Name, targetLabel(t.Name)), true
 		}
-		return t.guardLoop(call, func() Result { return tool.Run(ctx, call, env) }), true
+		return t.ranOn(t.guardLoop(call, func() Result { return tool.Run(ctx, call, env) })), true
 	}
 	if !t.Remote() {
 		return Result{}, false
 	}
 	if run := remoteRuns[call.Name]; run != nil {
-		return run(ctx, call, env), true
+		return t.ranOn(run(ctx, call, env)), true
 	}
 	if tool.Definition().Source == "builtin" && !OffersOnTarget(t, call.Name, true) {
 		return errorResult("%s does not run on target %s: it would act on this machine's files. On a target use bash, read, write, edit, ls, find and grep.", call.Name, t.Name), true
 	}
 	return Result{}, false
+}
+
+// RanOnPrefix starts the result of a call on a remote target (SPEC §8:
+// results say where they ran when it is not this machine).
+const RanOnPrefix = "[on target %s]\n"
+
+func (t *TargetEnv) ranOn(r Result) Result {
+	if t.Remote() {
+		r.Text = fmt.Sprintf(RanOnPrefix, t.Name) + r.Text
+	}
+	return r
 }
 
 // targetLabel names a target in texts; the local target has no name.

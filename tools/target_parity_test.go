@@ -57,6 +57,22 @@ func sshEnv(t *testing.T, env Env) Env {
 	return env
 }
 
+// runOn is run on env's target: the result must say where it ran, and
+// comes back without that line, to compare with the local one.
+func runOn(t *testing.T, env Env, name string, input map[string]any) Result {
+	t.Helper()
+	res := run(t, env, name, input)
+	if env.Target == nil || !env.Target.Remote() {
+		return res
+	}
+	prefix := fmt.Sprintf(RanOnPrefix, env.Target.Name)
+	if !strings.HasPrefix(res.Text, prefix) {
+		t.Errorf("%s on target %s: the result does not say where it ran: %q", name, env.Target.Name, res.Text)
+	}
+	res.Text = strings.TrimPrefix(res.Text, prefix)
+	return res
+}
+
 func TestTargetToolsMatchLocalTools(t *testing.T) {
 	local := testEnv(t)
 	parityTree(t, local.Dir)
@@ -103,7 +119,7 @@ func TestTargetToolsMatchLocalTools(t *testing.T) {
 	for _, c := range calls {
 		t.Run(c.name+" "+c.input, func(t *testing.T) {
 			want := run(t, local, c.name, decode(t, c.input))
-			got := run(t, remote, c.name, decode(t, c.input))
+			got := runOn(t, remote, c.name, decode(t, c.input))
 			// Full-output files are per call: compare their contents.
 			if want.FullOutputPath != "" && got.FullOutputPath != "" && want.FullOutputPath != got.FullOutputPath {
 				a, _ := os.ReadFile(want.FullOutputPath)
@@ -138,11 +154,11 @@ func TestTargetWriteAndEditMatchLocal(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, "script.sh"), []byte("echo one\r\necho two\r\n"), 0o755)
 		results := []Result{
-			run(t, env, "write", decode(t, `{"path":"sub/dir/new.txt","content":"it's \"quoted\"\n$HOME `+"`x`"+`\n"}`)),
-			run(t, env, "edit", decode(t, `{"path":"script.sh","oldText":"echo two\n","newText":"echo 2\n"}`)),
-			run(t, env, "edit", decode(t, `{"path":"script.sh","oldText":"echo","newText":"x"}`)),
-			run(t, env, "write", decode(t, `{"path":"sub","content":"x"}`)),
-			run(t, env, "edit", decode(t, `{"path":"gone.txt","oldText":"a","newText":"b"}`)),
+			runOn(t, env, "write", decode(t, `{"path":"sub/dir/new.txt","content":"it's \"quoted\"\n$HOME `+"`x`"+`\n"}`)),
+			runOn(t, env, "edit", decode(t, `{"path":"script.sh","oldText":"echo two\n","newText":"echo 2\n"}`)),
+			runOn(t, env, "edit", decode(t, `{"path":"script.sh","oldText":"echo","newText":"x"}`)),
+			runOn(t, env, "write", decode(t, `{"path":"sub","content":"x"}`)),
+			runOn(t, env, "edit", decode(t, `{"path":"gone.txt","oldText":"a","newText":"b"}`)),
 		}
 		data, _ := os.ReadFile(filepath.Join(dir, "sub/dir/new.txt"))
 		script, _ := os.ReadFile(filepath.Join(dir, "script.sh"))
@@ -180,11 +196,11 @@ func TestTargetBashCancelAndTimeout(t *testing.T) {
 	}
 	r.Cancel("c1")
 	res := <-done
-	if !res.Cancelled || !strings.HasPrefix(res.Text, "started") || !strings.HasSuffix(res.Text, CancelledText) || *res.ExitCode != 137 {
+	if !res.Cancelled || !strings.HasPrefix(res.Text, "[on target build]\nstarted") || !strings.HasSuffix(res.Text, CancelledText) || *res.ExitCode != 137 {
 		t.Fatalf("cancelled result %+v", res)
 	}
 	env.Progress = nil
-	res = run(t, env, "bash", decode(t, `{"command":"echo before; sleep 300.516","timeout":0.5}`))
+	res = runOn(t, env, "bash", decode(t, `{"command":"echo before; sleep 300.516","timeout":0.5}`))
 	if !res.TimedOut || res.Text != "before\n\nCommand timed out after 0.5 seconds." {
 		t.Fatalf("timed out result %+v", res)
 	}

@@ -64,20 +64,33 @@ func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 	return out
 }
 
+// RunsOn names the target a call of tool name runs on ("" when it runs
+// here): a built-in that reaches the target, or bash and the tmux tools
+// on a target with tmux (the local one included).
+func RunsOn(t *TargetEnv, name string, builtin bool) string {
+	switch {
+	case t == nil || !builtin:
+		return ""
+	case t.Tmux != nil && (name == "bash" || TmuxTools[name]):
+		return targetLabel(t.Name)
+	case t.Remote() && remoteRuns[name] != nil:
+		return t.Name
+	}
+	return ""
+}
+
 // RunsWhere says where a call of tool d on target t runs, for `chatls
 // tools --target`: "NAME" or "NAME (tmux)" on the target, "here" on this
 // machine (plugins, MCP tools, web_fetch…).
 func RunsWhere(t *TargetEnv, d Definition) string {
-	builtin := d.Source == "builtin"
+	on := RunsOn(t, d.Name, d.Source == "builtin")
 	switch {
-	case t == nil:
+	case on == "":
 		return "here"
-	case builtin && (d.Name == "bash" && t.Tmux != nil || TmuxTools[d.Name]):
-		return targetLabel(t.Name) + " (tmux)"
-	case builtin && t.Remote() && remoteRuns[d.Name] != nil:
-		return t.Name
+	case t.Tmux != nil && (d.Name == "bash" || TmuxTools[d.Name]):
+		return on + " (tmux)"
 	}
-	return "here"
+	return on
 }
 
 // probeScript prints the machine's host name, and "no tmux" when $1 asks
@@ -123,3 +136,8 @@ func ProbeTarget(ctx context.Context, t *TargetEnv) (string, error) {
 	}
 	return where, nil
 }
+
+// RunsOn names the target the call runs on with this env ("" here). A
+// built-in's name is never taken by a plugin (the registry keeps the
+// built-in), so the name alone decides.
+func (e Env) RunsOn(call Call) string { return RunsOn(e.Target, call.Name, true) }

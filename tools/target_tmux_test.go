@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/chatls/chatls/tools/target"
@@ -145,9 +144,7 @@ func TestTmuxOverSSH(t *testing.T) {
 	env := sshEnv(t, testEnv(t))
 	env.Target.Tmux = &target.Tmux{M: env.Target.Machine, Socket: sock, Root: env.Dir}
 	for _, code := range []string{"5", "6"} {
-		st := time.Now()
-		res := bashIn(t, env, "pwd; (exit "+code+")")
-		t.Logf("%v", time.Since(st))
+		res := runOn(t, env, "bash", map[string]any{"command": "pwd; (exit " + code + ")"})
 		if !res.IsError || res.Text != env.Dir+"\n\nCommand exited with code "+code {
 			t.Fatalf("%+v", res)
 		}

@@ -32,6 +32,9 @@ type HoverInfo struct {
 	Finished *time.Time
 	// Annotations are MCP tool hints: shown, never trusted for approval.
 	Annotations map[string]any
+	// RunsOn says where the call runs when the document has a target
+	// ("target build", "this machine"); empty without one.
+	RunsOn string
 	// Effect is what the call would change, for a call not run yet (the
 	// files and counts of a commit, the commits of a push).
 	Effect string
@@ -61,6 +64,9 @@ func HoverMarkdown(h HoverInfo) string {
 	}
 	if desc := strings.TrimSpace(h.Tool.Description); h.Known && desc != "" {
 		b.WriteString("\n" + strings.ToValidUTF8(desc, "\uFFFD") + "\n")
+	}
+	if h.RunsOn != "" {
+		b.WriteString("\n**Runs on:** " + displayText(h.RunsOn) + "\n")
 	}
 	if input := hoverInput(h); input != "" {
 		b.WriteString("\n**Input**\n\n" + codeBlock("json", input))
