@@ -56,7 +56,11 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 	tm := env.Target.Tmux
 	record, stop := tickProgress(env.Progress)
 	paneLine := func(line string) { record(Progress{LastLine: line}) }
-	r, runErr := tm.RunCommand(ctx, command, wait, time.Duration(seconds*float64(time.Second)), paneLine)
+	startDir := ""
+	if env.Target.Machine == nil {
+		startDir = env.Dir // the local target starts where the document is
+	}
+	r, runErr := tm.RunCommandFrom(ctx, startDir, command, wait, time.Duration(seconds*float64(time.Second)), paneLine)
 	stop()
 	if runErr != nil {
 		if errors.Is(runErr, target.ErrNoTmux) {

@@ -150,3 +150,13 @@ func TestTmuxOverSSH(t *testing.T) {
 		}
 	}
 }
+
+// The local target without a root starts its session where the
+// document is, not where chatls was started.
+func TestTmuxLocalSessionStartsInTheDocumentsDirectory(t *testing.T) {
+	env, sock := tmuxEnv(t)
+	env.Target = NewTargetEnv("term", nil, "", &target.Tmux{M: target.Local{}, Socket: sock})
+	if res := bashIn(t, env, "pwd"); res.IsError || res.Text != env.Dir {
+		t.Fatalf("pwd in a new local session: %+v, want %s", res, env.Dir)
+	}
+}

@@ -46,6 +46,16 @@ func (c *Container) Exec(ctx context.Context, script string, args []string, stdi
 		c.mu.Lock()
 		c.chosen = "" // asked again next time: it may have stopped
 		c.mu.Unlock()
+		if ctx.Err() == nil {
+			// A container that stopped (before the call or during it)
+			// is said as such; the call is still not repeated.
+			if _, perr := c.probe(ctx); perr != nil {
+				u := perr.(*Unreachable)
+				u.Started = true
+				u.Said += " (it may have stopped during the call)"
+				return exit, u
+			}
+		}
 	}
 	return exit, err
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -195,6 +196,13 @@ var startMarker = regexp.MustCompile(`^__CHATLS_START_([0-9a-f]+)__$`)
 // is awaited with tmux wait-for, not by polling; progress, when set, gets
 // the pane's last line every progressEvery.
 func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeout time.Duration, progress func(string)) (CommandResult, error) {
+	return t.RunCommandFrom(ctx, "", command, wait, timeout, progress)
+}
+
+// RunCommandFrom is RunCommand where a session it has to create starts in
+// dir when the target has no Root (the local target: the document's
+// directory).
+func (t *Tmux) RunCommandFrom(ctx context.Context, dir, command string, wait Wait, timeout time.Duration, progress func(string)) (CommandResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	token := newToken()
@@ -205,7 +213,7 @@ func (t *Tmux) RunCommand(ctx context.Context, command string, wait Wait, timeou
 	if !wait.Forever {
 		startChannel = "chatls-start-" + token
 	}
-	out, err := t.script(ctx, startScript, []string{t.Socket, t.session(), t.Root, token}, strings.NewReader(commandScript(command, token, channel, startChannel)))
+	out, err := t.script(ctx, startScript, []string{t.Socket, t.session(), cmp.Or(t.Root, dir), token}, strings.NewReader(commandScript(command, token, channel, startChannel)))
 	if err != nil {
 		return CommandResult{}, err
 	}
