@@ -23,11 +23,7 @@ func TestRemoteTargetDecidesByItsOwnLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		tool  string
-		input map[string]any
-		want  Decision
-	}{
+	expectDecisions(t, e, Call{}, []decisionCase{
 		{"read", map[string]any{"path": "src/main.go"}, Approve},
 		{"bash", map[string]any{"command": "make test"}, Approve},
 		{"bash", map[string]any{"command": "date"}, RequireApproval}, // the user's list is for this machine
@@ -36,10 +32,21 @@ func TestRemoteTargetDecidesByItsOwnLists(t *testing.T) {
 		{"bash", map[string]any{"command": "rm -rf build"}, Deny},    // the global deny list holds
 		{"bash", map[string]any{"command": "make deploy"}, Deny},     // and the target's
 		{"read", map[string]any{"path": "/root/.ssh/id_ed25519"}, RequireApproval},
-	}
+	})
+}
+
+type decisionCase struct {
+	tool  string
+	input map[string]any
+	want  Decision
+}
+
+// expectDecisions decides each case as call with its tool and input.
+func expectDecisions(t *testing.T, e *Engine, call Call, cases []decisionCase) {
+	t.Helper()
 	for _, c := range cases {
-		v := e.Decide(context.Background(), Call{Tool: c.tool, Input: c.input})
-		if v.Decision != c.want {
+		call.Tool, call.Input = c.tool, c.input
+		if v := e.Decide(context.Background(), call); v.Decision != c.want {
 			t.Errorf("%s %v: %s, want %s\n%s", c.tool, c.input, v.Decision, c.want, v.Format())
 		}
 	}
@@ -55,11 +62,7 @@ func TestTargetIgnoresTheLocalDocumentsDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		tool  string
-		input map[string]any
-		want  Decision
-	}{
+	expectDecisions(t, e, Call{DocPath: filepath.Join(local, "a.chat"), WorkspaceRoot: local}, []decisionCase{
 		{"read", map[string]any{"path": "src/main.go"}, Approve},
 		{"read", map[string]any{"path": "/srv/app/README.md"}, Approve},
 		{"read", map[string]any{"path": filepath.Join(local, "notes.txt")}, RequireApproval}, // the local workspace is not there
@@ -68,13 +71,7 @@ func TestTargetIgnoresTheLocalDocumentsDirectories(t *testing.T) {
 		{"bash", map[string]any{"command": "true"}, RequireApproval},
 		{"bash", map[string]any{"command": "cd src && make test"}, Approve},
 		{"bash", map[string]any{"command": "cd /etc && make test"}, RequireApproval},
-	}
-	for _, c := range cases {
-		v := e.Decide(context.Background(), Call{Tool: c.tool, Input: c.input, DocPath: filepath.Join(local, "a.chat"), WorkspaceRoot: local})
-		if v.Decision != c.want {
-			t.Errorf("%s %v: %s, want %s\n%s", c.tool, c.input, v.Decision, c.want, v.Format())
-		}
-	}
+	})
 }
 
 func TestLexicalPathsOnATarget(t *testing.T) {

@@ -8,14 +8,14 @@ import (
 )
 
 // testEnv is a document directory and a temp dir of the test's own.
-func testEnv(t *testing.T) Env {
+func testEnv(t testing.TB) Env {
 	t.Helper()
 	dir := t.TempDir()
 	return Env{Dir: dir, WorkspaceRoot: dir, Writable: []string{dir}, TempDir: t.TempDir(), DefaultTimeout: 30, BashTimeout: 30}
 }
 
 // run executes one call of a built-in through a Runner, as the server does.
-func run(t *testing.T, env Env, name string, input map[string]any) Result {
+func run(t testing.TB, env Env, name string, input map[string]any) Result {
 	t.Helper()
 	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
 	return r.Run(context.Background(), Call{ID: "t_" + name, Name: name, Input: input}, env)

@@ -19,16 +19,9 @@ import (
 
 func benchSSH(b *testing.B) (Env, *testsshd.Server, *target.SSH, string) {
 	b.Helper()
-	srv := testsshd.Start(b)
-	m, err := target.NewSSH("build", target.SSHConfig{Host: srv.Host, ConfigFile: srv.ConfigFile})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { m.Close() })
-	dir := b.TempDir()
-	env := Env{Dir: dir, WorkspaceRoot: dir, Writable: []string{dir}, TempDir: b.TempDir(), DefaultTimeout: 30, BashTimeout: 30}
-	env.Target = NewTargetEnv("build", m, dir, nil)
-	big := filepath.Join(dir, "big.txt")
+	env, srv := sshEnvServer(b, testEnv(b))
+	m := env.Target.Machine.(*target.SSH)
+	big := filepath.Join(env.Dir, "big.txt")
 	if err := os.WriteFile(big, []byte(strings.Repeat(strings.Repeat("x", 99)+"\n", 10_000)), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -37,8 +30,7 @@ func benchSSH(b *testing.B) (Env, *testsshd.Server, *target.SSH, string) {
 
 func benchRun(b *testing.B, env Env, name string, input map[string]any) {
 	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
+	for b.Loop() {
 		if res := r.Run(context.Background(), Call{ID: "b", Name: name, Input: input}, env); res.IsError {
 			b.Fatalf("%s: %s", name, res.Text)
 		}
@@ -48,7 +40,7 @@ func benchRun(b *testing.B, env Env, name string, input map[string]any) {
 func BenchmarkTargetSSH(b *testing.B) {
 	env, srv, m, big := benchSSH(b)
 	// Warm the master once, as a session does on its first call.
-	if res := run(&testing.T{}, env, "bash", map[string]any{"command": "true"}); res.IsError {
+	if res := run(b, env, "bash", map[string]any{"command": "true"}); res.IsError {
 		b.Fatal(res.Text)
 	}
 	plain := func(b *testing.B, args ...string) {
@@ -71,23 +63,11 @@ func BenchmarkTargetTmux(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux is not installed")
 	}
-	dir := b.TempDir()
-	sock := filepath.Join(b.TempDir(), "tmux.sock")
-	b.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
-	env := Env{Dir: dir, WorkspaceRoot: dir, Writable: []string{dir}, TempDir: b.TempDir(), DefaultTimeout: 30, BashTimeout: 30}
-	env.Target = NewTargetEnv("term", nil, dir, &target.Tmux{M: target.Local{}, Socket: sock, Root: dir})
-	if res := run(&testing.T{}, env, "bash", map[string]any{"command": "true"}); res.IsError {
+	env, sock := tmuxEnv(b)
+	if res := run(b, env, "bash", map[string]any{"command": "true"}); res.IsError {
 		b.Fatal(res.Text)
 	}
-	b.Run("bash_true", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			// A different command each time: the same failing call is not repeated.
-			r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
-			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: map[string]any{"command": "true " + string(rune('a'+i%26))}}, env); res.IsError {
-				b.Fatal(res.Text)
-			}
-		}
-	})
+	b.Run("bash_true", func(b *testing.B) { benchRun(b, env, "bash", map[string]any{"command": "true"}) })
 	b.Run("by_hand", func(b *testing.B) {
 		tmux := func(args ...string) string {
 			out, err := exec.Command("tmux", append([]string{"-S", sock}, args...)...).Output()

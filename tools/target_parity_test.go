@@ -45,7 +45,13 @@ func parityTree(t *testing.T, dir string) {
 
 // sshEnv is env with its calls going to an ssh target whose root is the
 // same directory: sshd runs here, so the same files are on both sides.
-func sshEnv(t *testing.T, env Env) Env {
+func sshEnv(t testing.TB, env Env) Env {
+	env, _ = sshEnvServer(t, env)
+	return env
+}
+
+// sshEnvServer is sshEnv with its sshd.
+func sshEnvServer(t testing.TB, env Env) (Env, *testsshd.Server) {
 	t.Helper()
 	srv := testsshd.Start(t)
 	m, err := target.NewSSH("build", target.SSHConfig{Host: srv.Host, ConfigFile: srv.ConfigFile})
@@ -54,7 +60,7 @@ func sshEnv(t *testing.T, env Env) Env {
 	}
 	t.Cleanup(func() { m.Close() })
 	env.Target = NewTargetEnv("build", m, env.Dir, nil)
-	return env
+	return env, srv
 }
 
 // runOn is run on env's target: the result must say where it ran, and

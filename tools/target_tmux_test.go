@@ -13,7 +13,7 @@ import (
 
 // tmuxEnv is env with bash running in a tmux session on this machine, on
 // a tmux server of the test's own.
-func tmuxEnv(t *testing.T) (Env, string) {
+func tmuxEnv(t testing.TB) (Env, string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CHATLS_REQUIRE_SSHD") != "" {
@@ -159,4 +159,32 @@ func TestTmuxLocalSessionStartsInTheDocumentsDirectory(t *testing.T) {
 	if res := bashIn(t, env, "pwd"); res.IsError || res.Text != env.Dir {
 		t.Fatalf("pwd in a new local session: %+v, want %s", res, env.Dir)
 	}
+}
+
+// An interactive program (a shell REPL with its own prompt) is driven
+// with send_keys and read with capture_pane.
+func TestTmuxDrivesAREPL(t *testing.T) {
+	env, sock := tmuxEnv(t)
+	res := run(t, env, "bash", map[string]any{"command": "PS1='repl> ' sh -i", "wait": false})
+	if res.IsError {
+		t.Fatalf("start: %+v", res)
+	}
+	if res := run(t, env, "send_keys", map[string]any{"literal": "echo $((6*7)); tmux -S " + sock + " wait-for -S answered"}); res.IsError {
+		t.Fatalf("type: %+v", res)
+	}
+	if res := run(t, env, "send_keys", map[string]any{"keys": []any{"Enter"}}); res.IsError || !strings.HasPrefix(res.Text, "Sent [Enter] to tmux pane %") {
+		t.Fatalf("enter: %+v", res)
+	}
+	if out, err := exec.Command("tmux", "-S", sock, "wait-for", "answered").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	capture := run(t, env, "capture_pane", map[string]any{})
+	if !strings.Contains(capture.Text, "\n42\n") || !strings.Contains(capture.Text, "repl> ") {
+		t.Fatalf("capture_pane: %q", capture.Text)
+	}
+	// The REPL holds the pane: bash refuses until it is gone.
+	if res := bashIn(t, env, "echo later"); !res.IsError || !strings.Contains(res.Text, "busy running sh") {
+		t.Fatalf("bash over a REPL: %+v", res)
+	}
+	run(t, env, "send_keys", map[string]any{"keys": []any{"C-d"}})
 }
