@@ -188,3 +188,18 @@ func TestTmuxDrivesAREPL(t *testing.T) {
 	}
 	run(t, env, "send_keys", map[string]any{"keys": []any{"C-d"}})
 }
+
+// A pane whose shell dies anyway (here killed from inside, which the
+// guard cannot see) fails the call that was running, and the next call
+// gets a new session with a visible notice.
+func TestTmuxPaneThatDiesIsRecreatedWithANotice(t *testing.T) {
+	env, _ := tmuxEnv(t)
+	res := bashIn(t, env, "echo bye; kill -9 $$")
+	if !res.IsError || !strings.Contains(res.Text, "died during the call") {
+		t.Fatalf("the call whose pane died: %+v", res)
+	}
+	res = bashIn(t, env, "echo back")
+	if res.IsError || !strings.HasPrefix(res.Text, "[The tmux session chatls had ended; chatls started a new one.") || !strings.HasSuffix(res.Text, "\n\nback") {
+		t.Fatalf("the next call: %+v", res)
+	}
+}

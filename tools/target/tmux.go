@@ -339,6 +339,16 @@ const progressEvery = 500 * time.Millisecond
 const awaitScript = `TM_SOCK=$1
 ` + tmuxFunc + `tm wait-for "$2" && { [ -z "$3" ] || tm capture-pane -p -J -t "$3" -S - -E -; }`
 
+func paneDied(pane, why string) error {
+	return fmt.Errorf("the tmux pane %s died during the call (%s); the next call starts a new session", pane, why)
+}
+
+// watchScript prints "PANE DEAD" of pane $2 (nothing when it is gone)
+// and, when $3 is set, its screen: one trip per progress tick.
+const watchScript = `TM_SOCK=$1
+` + tmuxFunc + `tm display-message -p -t "$2" '#{pane_id} #{pane_dead}' 2>/dev/null
+[ -z "$3" ] || tm capture-pane -p -J -t "$2"`
+
 // await waits for the channel's signal up to limit (0: no limit) and
 // returns the pane's text then when capture is set, read in the same
 // trip. It watches the pane meanwhile: one that died fails the wait.
@@ -374,6 +384,17 @@ func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Durat
 	for {
 		select {
 		case s := <-signalled:
+			if s.err != nil && ctx.Err() != nil {
+				// Cancelled: the waiter on the machine may outlive its
+				// transport; the caller stops the command.
+				t.tm(context.WithoutCancel(ctx), "wait-for", "-S", channel)
+				return "", false, nil
+			}
+			if s.err != nil && !IsUnreachable(s.err) {
+				// The wait ends in error when the pane's server went away
+				// with its last session.
+				return "", false, paneDied(pane, s.err.Error())
+			}
 			return s.text, s.err == nil, s.err
 		case <-deadline:
 			release()
@@ -382,15 +403,18 @@ func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Durat
 			release()
 			return "", false, nil
 		case <-tick.C:
-			last, err := t.tm(ctx, "display-message", "-p", "-t", pane, "#{pane_dead}")
-			if err != nil || last == "1" {
+			show := ""
+			if progress != nil {
+				show = "1"
+			}
+			out, err := t.script(ctx, watchScript, []string{t.Socket, pane, show}, nil)
+			state, screen, _ := strings.Cut(out, "\n")
+			if err != nil || state != pane+" 0" {
 				release()
-				return "", false, fmt.Errorf("the tmux pane %s died during the call (%v); the next call starts a new session", pane, err)
+				return "", false, paneDied(pane, cmp.Or(state, "gone"))
 			}
 			if progress != nil {
-				if text, err := t.tm(ctx, "capture-pane", "-p", "-J", "-t", pane); err == nil {
-					progress(lastLine(text))
-				}
+				progress(lastLine(screen))
 			}
 		}
 	}
