@@ -12,6 +12,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/journal"
+	"github.com/chatls/chatls/tools"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -162,12 +163,13 @@ func (s *Server) latest(ds *docState) *chatdoc.Document {
 // policy's verdict (logged under logSource when set) and the execution
 // journal.
 func (s *Server) facts(ds *docState, doc *chatdoc.Document, logSource string) cycle.Facts {
+	onTarget := tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}
 	return cycle.Facts{
 		Decide: func(u *chatdoc.ToolUse) approval.Verdict {
 			return s.decide(ds, doc, u, logSource)
 		},
 		Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) },
-		Invalid: func(u *chatdoc.ToolUse) string { return s.registry.InvalidInput(u.Name, u.Input) },
+		Invalid: func(u *chatdoc.ToolUse) string { return onTarget.InvalidInput(u.Name, u.Input) },
 	}
 }
 

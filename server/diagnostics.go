@@ -80,7 +80,7 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics...)
 	var nameAt map[chatdoc.Span]string // tool-use name spans, for unknown tools
-	for _, d := range surface.ToolDiagnostics(doc, s.registry) {
+	for _, d := range surface.ToolDiagnostics(doc, tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}) {
 		if d.Code == surface.CodeUnknownTool {
 			if nameAt == nil {
 				nameAt = map[chatdoc.Span]string{}
@@ -135,7 +135,7 @@ func (s *Server) preview(t *tools.TargetEnv, u *chatdoc.ToolUse, maxLen int) str
 
 func (s *Server) previewCall(t *tools.TargetEnv, name string, input map[string]any, maxLen int) string {
 	def := tools.Definition{Name: name}
-	if tool, ok := s.registry.Lookup(name); ok {
+	if tool, ok := (tools.OnTarget{Registry: s.registry, Target: t}).Lookup(name); ok {
 		def = tool.Definition()
 	}
 	return tools.PreviewOn(def, tools.RunsOn(t, name, def.Source == "builtin"), input, maxLen)

@@ -188,6 +188,9 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 
 // targetFor is the target the document's calls run on (nil: here).
 func (s *Server) targetFor(ds *docState, doc *chatdoc.Document) *tools.TargetEnv {
+	if ds == nil {
+		return nil
+	}
 	trusted := func() bool {
 		layers, _, _ := s.settings.store.Current()
 		home, _ := os.UserHomeDir()

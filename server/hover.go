@@ -22,7 +22,11 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 		return s.answerHover(ds, doc, offset, snap)
 	}
 	info := surface.HoverInfo{Input: u.Input, RawInput: u.RawInput, Status: "no result yet"}
-	if t, ok := s.registry.Lookup(u.Name); ok {
+	var target *tools.TargetEnv
+	if ds != nil {
+		target = s.targetFor(ds, doc)
+	}
+	if t, ok := (tools.OnTarget{Registry: s.registry, Target: target}).Lookup(u.Name); ok {
 		info.Tool, info.Known = t.Definition(), true
 		info.Annotations = info.Tool.Annotations
 	} else {
@@ -41,9 +45,9 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 		cancel()
 	}
 	if ds != nil {
-		if t := s.targetFor(ds, doc); t != nil {
+		if target != nil {
 			info.RunsOn = "this machine"
-			if where := tools.RunsWhere(t, info.Tool); where != "here" {
+			if where := tools.RunsWhere(target, info.Tool); where != "here" {
 				info.RunsOn = "target " + where
 			}
 		}

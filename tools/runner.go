@@ -97,12 +97,8 @@ func (r *Runner) CancelAll() int {
 // Run validates and executes one call. It never panics: unknown tools,
 // schema violations, panics in tools and cancellation all become results.
 func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
-	reg := r.reg
+	reg := OnTarget{r.reg, env.Target}
 	tool, ok := reg.Lookup(call.Name)
-	if !ok && TmuxTools[call.Name] && env.Target != nil && env.Target.Tmux != nil {
-		reg = tmuxRegistry()
-		tool, ok = reg.Lookup(call.Name)
-	}
 	if !ok {
 		msg := "Unknown tool: " + call.Name
 		if s := r.reg.Suggest(call.Name); s != "" {
@@ -113,15 +109,8 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 	if call.Input == nil {
 		call.Input = map[string]any{}
 	}
-	wait, hasWait := tmuxWait(call, env)
-	if hasWait {
-		call.Input = withoutKey(call.Input, "wait")
-	}
-	if errs := reg.Validate(call.Name, call.Input); len(errs) > 0 {
-		return Result{Text: formatValidation(call.Name, errs), IsError: true}
-	}
-	if hasWait {
-		call.Input = withKey(call.Input, "wait", wait)
+	if text := reg.InvalidInput(call.Name, call.Input); text != "" {
+		return Result{Text: text, IsError: true}
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -203,3 +203,34 @@ func TestTmuxPaneThatDiesIsRecreatedWithANotice(t *testing.T) {
 		t.Fatalf("the next call: %+v", res)
 	}
 }
+
+// On a tmux target bash takes `wait` and the tmux tools exist; elsewhere
+// neither. The editor's checks and the runner agree (OnTarget).
+func TestOnTargetValidation(t *testing.T) {
+	env, _ := tmuxEnv(t)
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	on, off := OnTarget{reg, env.Target}, OnTarget{reg, nil}
+	for _, c := range []struct {
+		name    string
+		input   map[string]any
+		onErr   string
+		offErr  string
+		offTool bool
+	}{
+		{"bash", map[string]any{"command": "ls", "wait": false}, "", "wait: unknown property", true},
+		{"bash", map[string]any{"command": "ls", "wait": 2.5}, "", "wait: unknown property", true},
+		{"bash", map[string]any{"command": "ls", "wait": "soon"}, "wait: wait must be true, false or a number of seconds", "wait: unknown property", true},
+		{"capture_pane", map[string]any{"start": -10}, "", "", false},
+		{"send_keys", map[string]any{"keys": "C-c"}, "keys: ", "", false},
+	} {
+		if got := on.InvalidInput(c.name, c.input); !strings.Contains(got, c.onErr) || (c.onErr == "") != (got == "") {
+			t.Errorf("%s %v on tmux: %q, want %q", c.name, c.input, got, c.onErr)
+		}
+		if got := off.InvalidInput(c.name, c.input); !strings.Contains(got, c.offErr) || (c.offErr == "") != (got == "") {
+			t.Errorf("%s %v without a target: %q, want %q", c.name, c.input, got, c.offErr)
+		}
+		if _, ok := off.Lookup(c.name); ok != c.offTool {
+			t.Errorf("%s known without a target: %v", c.name, ok)
+		}
+	}
+}

@@ -131,16 +131,6 @@ func (sendKeysTool) Run(ctx context.Context, call Call, env Env) Result {
 	return Result{Text: fmt.Sprintf("Sent %v to tmux pane %s.", keys, used)}
 }
 
-// tmuxWait takes bash's `wait` out of the input for validation on a tmux
-// target (the registry's bash has no wait).
-func tmuxWait(call Call, env Env) (any, bool) {
-	if call.Name != "bash" || env.Target == nil || env.Target.Tmux == nil {
-		return nil, false
-	}
-	w, ok := call.Input["wait"]
-	return w, ok
-}
-
 func withoutKey(m map[string]any, key string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -148,11 +138,5 @@ func withoutKey(m map[string]any, key string) map[string]any {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-func withKey(m map[string]any, key string, v any) map[string]any {
-	out := withoutKey(m, key)
-	out[key] = v
 	return out
 }

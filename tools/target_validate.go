@@ -1,0 +1,57 @@
+package tools
+
+// OnTarget is the registry as a document on target t sees it (SPEC §8):
+// the tmux tools where t has tmux, and bash's `wait` accepted there. The
+// runner, the cycle's validity check and the diagnostics all ask it, so
+// a call is valid in the editor exactly when it runs.
+type OnTarget struct {
+	*Registry
+	Target *TargetEnv
+}
+
+func (o OnTarget) tmux() bool { return o.Target != nil && o.Target.Tmux != nil }
+
+// registryOf is the registry that holds name for this target.
+func (o OnTarget) registryOf(name string) *Registry {
+	if _, ok := o.Registry.Lookup(name); !ok && TmuxTools[name] && o.tmux() {
+		return tmuxRegistry()
+	}
+	return o.Registry
+}
+
+func (o OnTarget) Lookup(name string) (Tool, bool) { return o.registryOf(name).Lookup(name) }
+
+// waitInput splits bash's `wait` off the input on a tmux target: the
+// registry's bash has no such property. ok is false when there is none.
+func (o OnTarget) waitInput(name string, input map[string]any) (rest map[string]any, problem []ValidationError, ok bool) {
+	w, has := input["wait"]
+	if name != "bash" || !has || !o.tmux() {
+		return input, nil, false
+	}
+	if _, msg := waitArg(w); msg != "" {
+		problem = []ValidationError{{Path: []string{"wait"}, Message: "wait: " + msg}}
+	}
+	return withoutKey(input, "wait"), problem, true
+}
+
+// Validate is Registry.Validate with this target's tools.
+func (o OnTarget) Validate(name string, input map[string]any) []ValidationError {
+	rest, problem, _ := o.waitInput(name, input)
+	return append(o.registryOf(name).Validate(name, rest), problem...)
+}
+
+// ValidateText is Registry.ValidateText with this target's tools.
+func (o OnTarget) ValidateText(name, text string, input map[string]any) []ValidationError {
+	if rest, problem, ok := o.waitInput(name, input); ok {
+		return append(o.registryOf(name).Validate(name, rest), problem...)
+	}
+	return o.registryOf(name).ValidateText(name, text, input)
+}
+
+// InvalidInput is Registry.InvalidInput with this target's tools.
+func (o OnTarget) InvalidInput(name string, input map[string]any) string {
+	if errs := o.Validate(name, input); len(errs) > 0 {
+		return formatValidation(name, errs)
+	}
+	return ""
+}
