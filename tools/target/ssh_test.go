@@ -84,9 +84,13 @@ func TestSSHCancelKillsTheRemoteTree(t *testing.T) {
 	marker := "317.4242" // an argument nothing else on this machine runs sleep with
 	out := newSignalWriter("started")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // a failure below still stops the remote tree
 	done := make(chan target.Process, 1)
 	go func() {
-		p, err := target.Run(ctx, m, "sleep "+marker+" & sleep "+marker+" & echo started; wait", "", out)
+		// "started" once both sleeps run (a forked child is not sleep
+		// until it has exec'd).
+		both := "until [ \"$(pgrep -c -f -x 'sleep " + marker + "')\" -ge 2 ]; do sleep 0.01; done; "
+		p, err := target.Run(ctx, m, "sleep "+marker+" & sleep "+marker+" & "+both+"echo started; wait", "", out)
 		if err != nil {
 			t.Error(err)
 		}
