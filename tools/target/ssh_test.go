@@ -152,10 +152,22 @@ func masterPID(t *testing.T, srv *testsshd.Server, m *target.SSH) string {
 	return ""
 }
 
+// killPID kills pid and returns once it is gone: kill(1) returns before
+// the process has died, and a dying master still answers -O check.
 func killPID(t *testing.T, pid string) {
 	t.Helper()
 	if err := exec.Command("kill", "-9", pid).Run(); err != nil {
 		t.Fatalf("kill %s: %v", pid, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		// Gone, or a zombie nobody has reaped yet (dead all the same).
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if _, rest, _ := strings.Cut(string(stat), ") "); err != nil || strings.HasPrefix(rest, "Z") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s did not die", pid)
+		}
 	}
 }
 
