@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,14 +71,7 @@ autoApprove = ["bash(echo approved-there)"]
 // there (placeholders, not "invalid input" results, no diagnostics), and
 // they run in the target's session.
 func TestTargetCycleInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CHATLS_REQUIRE_SSHD") != "" {
-			t.Fatal("tmux is not installed")
-		}
-		t.Skip("tmux is not installed")
-	}
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	sock := testsshd.TmuxSocket(t)
 	s := start(t, sessionOptions{userConfig: fmt.Sprintf(`target = "term"
 
 [targets.term]

@@ -60,9 +60,6 @@ func BenchmarkTargetSSH(b *testing.B) {
 }
 
 func BenchmarkTargetTmux(b *testing.B) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		b.Skip("tmux is not installed")
-	}
 	env, sock := tmuxEnv(b)
 	if res := run(b, env, "bash", map[string]any{"command": "true"}); res.IsError {
 		b.Fatal(res.Text)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/chatls/chatls/internal/testsshd"
 	"github.com/chatls/chatls/tools/target"
 )
 
@@ -15,15 +16,8 @@ import (
 // a tmux server of the test's own.
 func tmuxEnv(t testing.TB) (Env, string) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CHATLS_REQUIRE_SSHD") != "" {
-			t.Fatal("tmux is not installed")
-		}
-		t.Skip("tmux is not installed")
-	}
+	sock := testsshd.TmuxSocket(t)
 	env := testEnv(t)
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	env.Target = NewTargetEnv("term", nil, env.Dir, &target.Tmux{M: target.Local{}, Socket: sock, Root: env.Dir})
 	return env, sock
 }

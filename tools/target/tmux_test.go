@@ -2,13 +2,12 @@ package target_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chatls/chatls/internal/testsshd"
 	"github.com/chatls/chatls/tools/target"
 )
 
@@ -16,14 +15,7 @@ import (
 // dir), killed at cleanup.
 func privateTmux(t *testing.T) *target.Tmux {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CHATLS_REQUIRE_SSHD") != "" {
-			t.Fatal("tmux is not installed")
-		}
-		t.Skip("tmux is not installed")
-	}
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	sock := testsshd.TmuxSocket(t)
 	return &target.Tmux{M: target.Local{}, Socket: sock, Root: t.TempDir()}
 }
 
