@@ -91,6 +91,27 @@ func benchKeystroke(b *testing.B, text string, end lspclient.Position, viaClient
 		}
 		hover()
 	}
+	b.StopTimer()
+	// The server's resident memory after the keystrokes (with
+	// -benchtime=1000x: after 1,000 of them), issue 17's measure.
+	if rss, ok := residentMB(s.c.Process().Process.Pid); ok {
+		b.ReportMetric(rss, "MB-rss")
+	}
+}
+
+// residentMB is VmRSS of process pid in MB (Linux).
+func residentMB(pid int) (float64, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return float64(kb) / 1024, err == nil
+		}
+	}
+	return 0, false
 }
 
 // BenchmarkApproveToResultBashTrue: a pending `true` bash call is approved

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+	"weak"
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
@@ -63,7 +64,7 @@ func (s *Server) publishDocumentDiagnostics(ds *docState) {
 // as running tools changes without a new snapshot).
 func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bool) []chatdoc.Diagnostic {
 	s.mu.Lock()
-	if ds.diagDoc == doc && !fresh {
+	if ds.diagDoc.Value() == doc && !fresh {
 		diags := ds.diagList
 		s.mu.Unlock()
 		return diags
@@ -71,7 +72,7 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 	s.mu.Unlock()
 	diags := s.documentDiagnostics(ds, doc)
 	s.mu.Lock()
-	ds.diagDoc, ds.diagList = doc, diags
+	ds.diagDoc, ds.diagList = weak.Make(doc), diags
 	s.mu.Unlock()
 	return diags
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
@@ -40,8 +41,10 @@ type docState struct {
 	done chan struct{}
 	// tokens answers semantic-token requests, with deltas against the last.
 	tokens *surface.TokenResults
-	// diagDoc/diagList cache the diagnostics of one snapshot (under Server.mu).
-	diagDoc  *chatdoc.Document
+	// diagDoc/diagList cache the diagnostics of one snapshot (under
+	// Server.mu). The key is weak: a snapshot nobody else holds any more
+	// (10 MB of text and nodes) is not kept alive by its cache entry.
+	diagDoc  weak.Pointer[chatdoc.Document]
 	diagList []chatdoc.Diagnostic
 	// stream is the answer being streamed in (nil: none), send the
 	// request in flight and chain the autopilot chain (SPEC §7).
