@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools/target"
@@ -41,7 +43,9 @@ func TargetFromSettings(name string, ts config.TargetSettings) *TargetEnv {
 
 // OfferedOnTarget is the tool list a document on target t offers the
 // model: defs without the built-ins that would act on this machine's
-// files, bash with `wait` where there is tmux, plus the tmux tools.
+// files, bash with `wait` where there is tmux, plus the tmux tools. The
+// texts say where the tools work there instead of "the document's
+// directory".
 func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 	var out []Definition
 	for _, d := range defs {
@@ -51,6 +55,11 @@ func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 		}
 		if d.Name == "bash" && builtin && t != nil && t.Tmux != nil {
 			d.Schema = bashWaitDefinition().Schema
+			d.Description = strings.Replace(d.Description, "in the document's directory",
+				"in the shell of tmux session "+t.Tmux.SessionName()+" (its directory and variables persist between calls)", 1)
+		}
+		if builtin && t.Remote() && RunsOn(t, d.Name, true) != "" {
+			d = t.describeDirectory(d)
 		}
 		out = append(out, d)
 	}
@@ -58,6 +67,20 @@ func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 		out = append(out, TmuxDefinitions()...)
 	}
 	return out
+}
+
+// describeDirectory replaces "the document's directory" in d's texts with
+// where relative paths resolve on the remote target.
+func (t *TargetEnv) describeDirectory(d Definition) Definition {
+	const local = "the document's directory"
+	where := "the login directory on target " + t.Name
+	if t.Root != "" {
+		where = t.Root + " on target " + t.Name
+	}
+	d.Description = strings.ReplaceAll(d.Description, local, where)
+	quoted, _ := json.Marshal(where)
+	d.Schema = json.RawMessage(strings.ReplaceAll(string(d.Schema), local, string(quoted[1:len(quoted)-1])))
+	return d
 }
 
 // RunsOn names the target a call of tool name runs on ("" when it runs

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,6 +226,29 @@ func TestOnTargetValidation(t *testing.T) {
 		}
 		if _, ok := off.Lookup(c.name); ok != c.offTool {
 			t.Errorf("%s known without a target: %v", c.name, ok)
+		}
+	}
+}
+
+// What the model is told on a target says where the tools work there.
+func TestOfferedOnTargetTexts(t *testing.T) {
+	defs := NewRegistry(Builtins(BuiltinOptions{})).List()
+	remote := NewTargetEnv("build", target.NewContainer("build", "c", "podman"), `/srv/"app"`, nil)
+	for _, d := range OfferedOnTarget(remote, defs) {
+		if strings.Contains(d.Description+string(d.Schema), "the document's directory") {
+			t.Errorf("%s on a remote target still speaks of the document's directory: %s %s", d.Name, d.Description, d.Schema)
+		}
+		if d.Name == "bash" && !strings.Contains(d.Description, `in /srv/"app" on target build`) {
+			t.Errorf("bash: %s", d.Description)
+		}
+		if !json.Valid(d.Schema) {
+			t.Errorf("%s: the schema is no longer JSON: %s", d.Name, d.Schema)
+		}
+	}
+	env, _ := tmuxEnv(t)
+	for _, d := range OfferedOnTarget(env.Target, defs) {
+		if d.Name == "bash" && !strings.Contains(d.Description, "in the shell of tmux session chatls") {
+			t.Errorf("bash in tmux: %s", d.Description)
 		}
 	}
 }
