@@ -65,7 +65,7 @@ func newCheckToolSet(cfg custom.Config, stderr io.Writer) *checkToolSet {
 
 func (c *checkToolSet) diagnostics(doc *chatdoc.Document) []chatdoc.Diagnostic {
 	c.loadFor(doc)
-	diags := append(slices.Clone(doc.Diagnostics), surface.ToolDiagnostics(doc, c.reg)...)
+	diags := append(slices.Clone(doc.Diagnostics), surface.ToolDiagnosticsParallel(doc, c.reg)...)
 	for k, d := range diags {
 		if d.Code != surface.CodeUnknownTool {
 			continue

@@ -2,7 +2,9 @@ package surface
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/tools"
@@ -28,11 +30,48 @@ type ToolInfo interface {
 // that break their tool's schema. Parse errors are chatdoc's; calls whose
 // input did not parse are skipped here (they already carry a diagnostic).
 func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
+	if doc == nil || reg == nil {
+		return []chatdoc.Diagnostic{}
+	}
+	return useDiagnostics([]chatdoc.Diagnostic{}, doc, doc.ToolUses, reg)
+}
+
+// ToolDiagnosticsParallel is ToolDiagnostics on every core, in contiguous
+// parts of the document (the diagnostics keep its order), for a cold
+// registry: `chatls check` validates each input once. The server keeps
+// the sequential one: after a keystroke nearly every verdict is
+// remembered, and two goroutines then only contend for the memo's lock
+// (BenchmarkToolDiagnosticsKeystroke10MB: 2.0 ms alone, 3.9 ms on two).
+func ToolDiagnosticsParallel(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 	diags := []chatdoc.Diagnostic{}
 	if doc == nil || reg == nil {
 		return diags
 	}
-	for _, use := range doc.ToolUses {
+	uses := doc.ToolUses
+	workers := min(runtime.GOMAXPROCS(0), len(uses)/usesPerWorker)
+	if workers <= 1 {
+		return useDiagnostics(diags, doc, uses, reg)
+	}
+	parts := make([][]chatdoc.Diagnostic, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(uses)/workers, (w+1)*len(uses)/workers
+		wg.Go(func() { parts[w] = useDiagnostics(nil, doc, uses[lo:hi], reg) })
+	}
+	wg.Wait()
+	for _, p := range parts {
+		diags = append(diags, p...)
+	}
+	return diags
+}
+
+// usesPerWorker is the least work worth a goroutine of its own: a few
+// hundred validations, ~1 ms.
+const usesPerWorker = 512
+
+// useDiagnostics appends the diagnostics of uses to diags.
+func useDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, uses []*chatdoc.ToolUse, reg ToolInfo) []chatdoc.Diagnostic {
+	for _, use := range uses {
 		if use == nil || use.Name == "" {
 			continue
 		}
