@@ -182,10 +182,10 @@ type Document struct {
 	Newline     string // "\n" or "\r\n": the style edits must use
 	Lines       *LineIndex
 	Frontmatter *Frontmatter // nil when absent
-	Messages    []*Message
-	ToolUses    []*ToolUse    // all tool uses in document order
-	ToolResults []*ToolResult // all tool results in document order
-	Diagnostics []Diagnostic
+	messages    []*Message
+	toolUses    []*ToolUse    // all tool uses in document order
+	toolResults []*ToolResult // all tool results in document order
+	diagnostics []Diagnostic
 
 	text   *pieceText  // the text, in pieces (see text.go)
 	joined *joinedText // Text(), joined on demand
@@ -198,3 +198,15 @@ type Document struct {
 
 	firstLineOpener bool // line 1 reads as a frontmatter opener (edits may complete one)
 }
+
+// Messages are the document's messages in order.
+func (d *Document) Messages() []*Message { return d.messages }
+
+// ToolUses are all tool uses in document order.
+func (d *Document) ToolUses() []*ToolUse { return d.toolUses }
+
+// ToolResults are all tool results in document order.
+func (d *Document) ToolResults() []*ToolResult { return d.toolResults }
+
+// Diagnostics are the parse findings in document order.
+func (d *Document) Diagnostics() []Diagnostic { return d.diagnostics }

@@ -18,15 +18,15 @@ func TestGeneratedDocumentShape(t *testing.T) {
 	}
 	d := Parse(bench10MB())
 	turns := 0
-	for _, m := range d.Messages {
+	for _, m := range d.Messages() {
 		if m.Role == "Assistant" {
 			turns++
 		}
 	}
-	if turns < 6000 || turns > 9000 || len(d.ToolUses) != len(d.ToolResults) || len(d.Diagnostics) != 0 {
-		t.Fatalf("%d turns, %d uses, %d results, diagnostics %v", turns, len(d.ToolUses), len(d.ToolResults), d.Diagnostics[:min(3, len(d.Diagnostics))])
+	if turns < 6000 || turns > 9000 || len(d.ToolUses()) != len(d.ToolResults()) || len(d.Diagnostics()) != 0 {
+		t.Fatalf("%d turns, %d uses, %d results, diagnostics %v", turns, len(d.ToolUses()), len(d.ToolResults()), d.Diagnostics()[:min(3, len(d.Diagnostics()))])
 	}
-	t.Logf("%d bytes, %d messages, %d turns, %d tool uses, %d lines", len(d.Text()), len(d.Messages), turns, len(d.ToolUses), d.Lines.LineCount())
+	t.Logf("%d bytes, %d messages, %d turns, %d tool uses, %d lines", len(d.Text()), len(d.Messages()), turns, len(d.ToolUses()), d.Lines.LineCount())
 }
 
 func BenchmarkParse10MB(b *testing.B) {
@@ -67,7 +67,7 @@ func benchEdit(b *testing.B, at func(d *Document) int) {
 
 // Typing in the last You message: the usual place in a chat.
 func BenchmarkApplyOneCharEdit10MB(b *testing.B) {
-	benchEdit(b, func(d *Document) int { return d.Messages[len(d.Messages)-1].Span.Start + len("@You:\n") })
+	benchEdit(b, func(d *Document) int { return d.Messages()[len(d.Messages())-1].Span.Start + len("@You:\n") })
 }
 
 // Typing at the very end of the document, after the last message's tool
@@ -78,20 +78,20 @@ func BenchmarkApplyOneCharEditEOF10MB(b *testing.B) {
 
 // Typing in the middle: every later message is shifted.
 func BenchmarkApplyOneCharEditMiddle10MB(b *testing.B) {
-	benchEdit(b, func(d *Document) int { m := d.Messages[len(d.Messages)/2]; return m.MarkerSpan.End + 1 })
+	benchEdit(b, func(d *Document) int { m := d.Messages()[len(d.Messages())/2]; return m.MarkerSpan.End + 1 })
 }
 
 // Typing after the second message: the worst case, every message but two
 // follows the edit.
 func BenchmarkApplyOneCharEditTop10MB(b *testing.B) {
-	benchEdit(b, func(d *Document) int { return d.Messages[1].Span.End - 1 })
+	benchEdit(b, func(d *Document) int { return d.Messages()[1].Span.End - 1 })
 }
 
 // Looking up every tool result by ID, as the server's cycle does.
 func BenchmarkToolResultLookup(b *testing.B) {
 	d := Parse(bench10MB())
-	ids := make([]string, len(d.ToolUses))
-	for i, u := range d.ToolUses {
+	ids := make([]string, len(d.ToolUses()))
+	for i, u := range d.ToolUses() {
 		ids[i] = u.ID
 	}
 	b.ResetTimer()
@@ -129,7 +129,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	if a != b || len(a) < 50000 || !strings.HasPrefix(a, "@System:") {
 		t.Fatal("generator not deterministic or too short")
 	}
-	if d := Parse(a); len(d.Diagnostics) != 0 || len(d.ToolUses) == 0 {
-		t.Fatalf("generated document has problems: %v", d.Diagnostics)
+	if d := Parse(a); len(d.Diagnostics()) != 0 || len(d.ToolUses()) == 0 {
+		t.Fatalf("generated document has problems: %v", d.Diagnostics())
 	}
 }

@@ -55,7 +55,7 @@ func TestCorpusGolden(t *testing.T) {
 			if doc.Text() != text || ApplyEdits(doc.Text(), nil) != text {
 				t.Fatal("parse then print is not byte-identical")
 			}
-			js, err := ParseJSON(doc, doc.Diagnostics)
+			js, err := ParseJSON(doc, doc.Diagnostics())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func parseCorpus(t *testing.T, name string) *Document {
 
 func codes(d *Document) map[string][]string {
 	out := map[string][]string{}
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		out[dg.Code] = append(out[dg.Code], dg.ToolID)
 	}
 	return out
@@ -84,7 +84,7 @@ func codes(d *Document) map[string][]string {
 
 func roles(d *Document) []string {
 	var out []string
-	for _, m := range d.Messages {
+	for _, m := range d.Messages() {
 		out = append(out, m.Role)
 	}
 	return out
@@ -98,14 +98,14 @@ func TestCorpusExpectations(t *testing.T) {
 		if r == nil || r.Status != StatusPending || r.Dialect != DialectFence || d.ToolUse("toolu_01A").Input["command"] != "go test ./..." {
 			t.Fatalf("got %+v", r)
 		}
-		if len(d.Diagnostics) != 0 {
-			t.Fatalf("diagnostics: %v", d.Diagnostics)
+		if len(d.Diagnostics()) != 0 {
+			t.Fatalf("diagnostics: %v", d.Diagnostics())
 		}
 	})
 	t.Run("02 three calls, no results, final You", func(t *testing.T) {
 		d := parseCorpus(t, "02-parallel-unanswered")
-		if len(d.ToolUses) != 3 || len(d.ToolResults) != 0 || !slices.Equal(roles(d), []string{"You", "Assistant", "You"}) {
-			t.Fatalf("uses %d results %d roles %v", len(d.ToolUses), len(d.ToolResults), roles(d))
+		if len(d.ToolUses()) != 3 || len(d.ToolResults()) != 0 || !slices.Equal(roles(d), []string{"You", "Assistant", "You"}) {
+			t.Fatalf("uses %d results %d roles %v", len(d.ToolUses()), len(d.ToolResults()), roles(d))
 		}
 	})
 	t.Run("03 suffix dialect with an extra token", func(t *testing.T) {
@@ -129,7 +129,7 @@ func TestCorpusExpectations(t *testing.T) {
 		if !slices.Equal(roles(d), []string{"You", "Assistant", "You", "Assistant", "You"}) {
 			t.Fatalf("roles %v", roles(d))
 		}
-		for _, r := range d.ToolResults {
+		for _, r := range d.ToolResults() {
 			if r.Status != StatusDone || r.IsPlaceholder() {
 				t.Fatalf("%s not finished", r.ID)
 			}
@@ -140,7 +140,7 @@ func TestCorpusExpectations(t *testing.T) {
 		if !strings.Contains(d.ToolUse("toolu_w1").Input["content"].(string), "```go") {
 			t.Fatal("4-backtick tool-use fence not read")
 		}
-		if n := len(d.Messages[4].Fences); n != 0 {
+		if n := len(d.Messages()[4].Fences); n != 0 {
 			t.Fatalf("```inline``` read as a fence (%d fences)", n)
 		}
 	})
@@ -178,15 +178,15 @@ func TestCorpusExpectations(t *testing.T) {
 				t.Errorf("missing %s for %q; got %v", code, id, c)
 			}
 		}
-		if d.Diagnostics[0].Code != CodeInlineRoleMarker || d.Lines.LineOf(d.Diagnostics[0].Span.Start) != 0 {
-			t.Errorf("inline marker not on line 1: %+v", d.Diagnostics[0])
+		if d.Diagnostics()[0].Code != CodeInlineRoleMarker || d.Lines.LineOf(d.Diagnostics()[0].Span.Start) != 0 {
+			t.Errorf("inline marker not on line 1: %+v", d.Diagnostics()[0])
 		}
 		for _, id := range []string{"toolu_unknown", "toolu_schema"} { // later calls still parsed
 			if u := d.ToolUse(id); u == nil || !u.Valid() {
 				t.Errorf("%s not parsed", id)
 			}
 		}
-		for _, dg := range d.Diagnostics {
+		for _, dg := range d.Diagnostics() {
 			if dg.Code == CodeToolUseNoFence && dg.Message != "Tool use requires a fenced code block with JSON input" ||
 				dg.Code == CodeToolInputInvalidJSON && !strings.HasPrefix(dg.Message, "Failed to parse tool input: ") {
 				t.Errorf("wrong text: %q", dg.Message)
@@ -195,16 +195,16 @@ func TestCorpusExpectations(t *testing.T) {
 	})
 	t.Run("09 abort marker", func(t *testing.T) {
 		d := parseCorpus(t, "09-aborted")
-		if a := d.Messages[1].Abort; a == nil || a.Message != "Response interrupted by the user." {
+		if a := d.Messages()[1].Abort; a == nil || a.Message != "Response interrupted by the user." {
 			t.Fatalf("abort %+v", a)
 		}
 	})
 	t.Run("10 thinking is opaque", func(t *testing.T) {
 		d := parseCorpus(t, "10-thinking")
-		if len(d.ToolUses) != 1 || d.ToolUses[0].ID != "toolu_f1" || d.ToolResult("toolu_f1") == nil {
-			t.Fatalf("tool uses %v", d.ToolUses)
+		if len(d.ToolUses()) != 1 || d.ToolUses()[0].ID != "toolu_f1" || d.ToolResult("toolu_f1") == nil {
+			t.Fatalf("tool uses %v", d.ToolUses())
 		}
-		if n := len(d.Messages[1].Thinking) + len(d.Messages[3].Thinking); n != 3 || !d.Messages[3].Thinking[0].SelfClosing {
+		if n := len(d.Messages()[1].Thinking) + len(d.Messages()[3].Thinking); n != 3 || !d.Messages()[3].Thinking[0].SelfClosing {
 			t.Fatalf("thinking blocks %d", n)
 		}
 	})
@@ -239,8 +239,8 @@ func TestCorpusExpectations(t *testing.T) {
 		if r := d.ToolResult("urn:flemma:tool:read:6a1f3c2b9e04"); r.Status != StatusError || r.IsPlaceholder() || r.Dialect != DialectNone {
 			t.Errorf("%+v", r)
 		}
-		if !slices.Contains(roles(d), "Notes") || len(d.Diagnostics) != 0 {
-			t.Errorf("roles %v diags %v", roles(d), d.Diagnostics)
+		if !slices.Contains(roles(d), "Notes") || len(d.Diagnostics()) != 0 {
+			t.Errorf("roles %v diags %v", roles(d), d.Diagnostics())
 		}
 	})
 }

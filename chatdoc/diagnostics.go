@@ -89,12 +89,12 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 			continue
 		}
 		if !f.result {
-			u := d.ToolUses[f.index]
+			u := d.ToolUses()[f.index]
 			out = append(out, diag(u.IDSpan, SeverityError, f.code, u.ID,
 				"Duplicate tool use ID `%s`: an earlier tool use has it already", u.ID))
 			continue
 		}
-		r := d.ToolResults[f.index]
+		r := d.ToolResults()[f.index]
 		if f.code == CodeOrphanResult {
 			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
 		} else {

@@ -32,7 +32,7 @@ func dump(d *Document) string {
 			fmt.Fprintf(&b, "  var %s = %s\n", k, v)
 		}
 	}
-	for i, m := range d.Messages {
+	for i, m := range d.Messages() {
 		fmt.Fprintf(&b, "message %d @%s %s marker %s\n", i, m.Role, rng(m.Span), rng(m.MarkerSpan))
 		for _, f := range m.Fences {
 			fmt.Fprintf(&b, "  fence %s ticks=%d info=%q closed=%v content %s\n", rng(f.Span), f.Ticks, f.Info, f.Closed, rng(f.ContentSpan))
@@ -66,7 +66,7 @@ func dump(d *Document) string {
 			fmt.Fprintf(&b, " fence=%v content %q\n", r.Fence != nil, r.Content)
 		}
 	}
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		fmt.Fprintf(&b, "diagnostic %s sev=%d %s id=%q: %s\n", rng(dg.Span), dg.Severity, dg.Code, dg.ToolID, dg.Message)
 	}
 	return b.String()

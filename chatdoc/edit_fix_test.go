@@ -31,8 +31,8 @@ func TestSetStatusSuffixWithoutStatusWord(t *testing.T) {
 		}
 	}
 	// Only extra tokens: pending like a fence without status=, no warning.
-	if d := Parse(oneCall + "**Tool Result:** `x` (sandbox=false)\n```\n```\n"); len(d.Diagnostics) != 0 {
-		t.Fatalf("diagnostics %v", d.Diagnostics)
+	if d := Parse(oneCall + "**Tool Result:** `x` (sandbox=false)\n```\n```\n"); len(d.Diagnostics()) != 0 {
+		t.Fatalf("diagnostics %v", d.Diagnostics())
 	}
 }
 
@@ -89,7 +89,7 @@ func TestInsertPlaceholderBeforeResultUnderMarker(t *testing.T) {
 		if !strings.Contains(got, "@You:\n\n**Tool Result:** `1`") || !strings.Contains(got, "```\n\n**Tool Result:** `2`\n") {
 			t.Fatalf("%s:\n%s", dialect, got)
 		}
-		if ids := Parse(got).ToolResults; len(ids) != 2 || ids[0].ID != "1" || ids[1].ID != "2" {
+		if ids := Parse(got).ToolResults(); len(ids) != 2 || ids[0].ID != "1" || ids[1].ID != "2" {
 			t.Fatalf("results %v", ids)
 		}
 	}

@@ -42,7 +42,7 @@ func TestApplyEditsNoEditsIsIdentity(t *testing.T) {
 
 func statuses(d *Document) map[string]Status {
 	out := map[string]Status{}
-	for _, r := range d.ToolResults {
+	for _, r := range d.ToolResults() {
 		out[r.ID] = r.Status
 	}
 	return out
@@ -56,7 +56,7 @@ func TestInsertPlaceholders(t *testing.T) {
 		edits, err := InsertPlaceholders(unanswered, reqs, DialectFence)
 		d := applyAndDiff(t, unanswered, edits, err, "insert-fence")
 		assertResults(t, d, "call_r1", StatusApproved, "call_b2", StatusPending, "call_w3", StatusApproved)
-		for _, r := range d.ToolResults {
+		for _, r := range d.ToolResults() {
 			if r.Dialect != DialectFence || r.Message != 2 {
 				t.Fatalf("%+v", r)
 			}
@@ -76,8 +76,8 @@ func TestInsertPlaceholders(t *testing.T) {
 		edits, err := InsertPlaceholders(d0, reqs[:2], DialectFence)
 		d := applyAndDiff(t, d0, edits, err, "insert-create-you")
 		assertResults(t, d, "call_r1", StatusApproved, "call_b2", StatusPending)
-		if len(d.Messages) != 3 || d.Messages[2].Role != "You" || len(d.Diagnostics) != 0 {
-			t.Fatalf("messages %v diags %v", roles(d), d.Diagnostics)
+		if len(d.Messages()) != 3 || d.Messages()[2].Role != "You" || len(d.Diagnostics()) != 0 {
+			t.Fatalf("messages %v diags %v", roles(d), d.Diagnostics())
 		}
 	})
 	t.Run("creates the You message before a following message", func(t *testing.T) {
@@ -95,7 +95,7 @@ func TestInsertPlaceholders(t *testing.T) {
 		edits, err := InsertPlaceholders(d2, reqs[1:2], DialectFence)
 		d := applyAndDiff(t, d2, edits, err, "insert-between")
 		var ids []string
-		for _, r := range d.ToolResults {
+		for _, r := range d.ToolResults() {
 			ids = append(ids, r.ID)
 		}
 		if strings.Join(ids, ",") != "call_r1,call_b2,call_w3" {
@@ -152,7 +152,7 @@ func assertResults(t *testing.T, d *Document, pairs ...any) {
 			t.Fatalf("results %v, want %v", got, pairs)
 		}
 	}
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		if dg.Severity == SeverityError {
 			t.Fatalf("edit produced a diagnostic: %+v", dg)
 		}
@@ -211,7 +211,7 @@ func TestReplaceWithResult(t *testing.T) {
 		edits, err := ReplaceWithResult(d0, "toolu_01A", content, false)
 		d := applyAndDiff(t, d0, edits, err, "result-backticks")
 		r := d.ToolResult("toolu_01A")
-		if r.Status != StatusDone || r.Content != content || r.Fence.Ticks != 5 || len(d.Messages) != 4 {
+		if r.Status != StatusDone || r.Content != content || r.Fence.Ticks != 5 || len(d.Messages()) != 4 {
 			t.Fatalf("%+v content %q", r, r.Content)
 		}
 	})

@@ -126,7 +126,7 @@ func unhex(c byte) byte {
 // chatdoc itself never touches the file system.
 func FileRefDiagnostics(d *Document, exists func(path string) bool) []Diagnostic {
 	var out []Diagnostic
-	for _, m := range d.Messages {
+	for _, m := range d.Messages() {
 		for _, ref := range m.FileRefs {
 			if !exists(ref.Path) {
 				out = append(out, diag(ref.Span, SeverityWarning, CodeMissingFileReference, "",

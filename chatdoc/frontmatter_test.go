@@ -12,12 +12,12 @@ func frontmatterDoc(lang, code string) *Document {
 
 func fmDiag(t *testing.T, d *Document) Diagnostic {
 	t.Helper()
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		if dg.Code == CodeFrontmatterError || dg.Code == CodeFrontmatterLanguage {
 			return dg
 		}
 	}
-	t.Fatalf("no frontmatter diagnostic in %v", d.Diagnostics)
+	t.Fatalf("no frontmatter diagnostic in %v", d.Diagnostics())
 	return Diagnostic{}
 }
 
@@ -44,8 +44,8 @@ func TestLuaFrontmatterOptions(t *testing.T) {
 		{Path: "tools.deny", Op: "set", Values: []any{}, Line: 7},
 	}
 	assertOps(t, d.Frontmatter.Options, want)
-	if len(d.Diagnostics) != 0 {
-		t.Fatalf("diagnostics %v", d.Diagnostics)
+	if len(d.Diagnostics()) != 0 {
+		t.Fatalf("diagnostics %v", d.Diagnostics())
 	}
 	x, _ := d.Frontmatter.Vars["x"].(map[string]any)
 	if x["name"] != "n" || len(x["list"].([]any)) != 2 || len(d.Frontmatter.Vars) != 1 {
@@ -85,7 +85,7 @@ func TestLuaFrontmatterSandbox(t *testing.T) {
 			if tt.line > 0 && d.Lines.LineOf(dg.Span.Start) != tt.line {
 				t.Fatalf("diagnostic on line %d, want %d: %+v", d.Lines.LineOf(dg.Span.Start), tt.line, dg)
 			}
-			if len(d.Messages) != 1 {
+			if len(d.Messages()) != 1 {
 				t.Fatal("the document after the frontmatter was not parsed")
 			}
 		})
@@ -114,8 +114,8 @@ func TestJSONFrontmatter(t *testing.T) {
 		{Path: "autopilot", Op: "set", Values: []any{false}, Line: 8},
 	}
 	assertOps(t, d.Frontmatter.Options, want)
-	if d.Frontmatter.Vars["recipient"].(map[string]any)["name"] != "team" || len(d.Diagnostics) != 0 {
-		t.Fatalf("vars %v diags %v", d.Frontmatter.Vars, d.Diagnostics)
+	if d.Frontmatter.Vars["recipient"].(map[string]any)["name"] != "team" || len(d.Diagnostics()) != 0 {
+		t.Fatalf("vars %v diags %v", d.Frontmatter.Vars, d.Diagnostics())
 	}
 }
 
@@ -125,7 +125,7 @@ func TestJSONFrontmatterNotObject(t *testing.T) {
 	for code, kind := range map[string]string{"[1, 2]": "array", `"x"`: "string", "3.5": "number", "true": "boolean", "null": "null"} {
 		d := frontmatterDoc("json", code)
 		dg := fmDiag(t, d)
-		if dg.Severity != SeverityWarning || dg.Message != "Frontmatter must be an object, got "+kind || len(d.Messages) != 1 {
+		if dg.Severity != SeverityWarning || dg.Message != "Frontmatter must be an object, got "+kind || len(d.Messages()) != 1 {
 			t.Fatalf("%s: %+v", code, dg)
 		}
 	}
@@ -152,15 +152,15 @@ func TestFrontmatterShapes(t *testing.T) {
 		t.Fatalf("%+v", dg)
 	}
 	// Unclosed: no frontmatter; the messages are still read (as Flemma).
-	if d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages) != 1 {
+	if d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
 		t.Fatalf("unclosed frontmatter read: %+v", d.Frontmatter)
 	}
 	// Not on line 1: an ordinary fence before the first marker.
-	if d := Parse("\n```lua\nx = 1\n```\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages) != 1 {
+	if d := Parse("\n```lua\nx = 1\n```\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
 		t.Fatal("frontmatter accepted after line 1")
 	}
 	// CRLF frontmatter.
-	if d := Parse("```lua\r\nflemma.opt.x = 1\r\n```\r\n@You:\r\n"); d.Frontmatter == nil || len(d.Frontmatter.Options) != 1 || len(d.Messages) != 1 {
+	if d := Parse("```lua\r\nflemma.opt.x = 1\r\n```\r\n@You:\r\n"); d.Frontmatter == nil || len(d.Frontmatter.Options) != 1 || len(d.Messages()) != 1 {
 		t.Fatalf("CRLF frontmatter: %+v", d.Frontmatter)
 	}
 }

@@ -69,7 +69,7 @@ func checkInvariants(t *testing.T, d *Document) {
 		}
 	}
 	prevEnd := -1
-	for i, m := range d.Messages {
+	for i, m := range d.Messages() {
 		ok(m.Span, "message")
 		ok(m.MarkerSpan, "marker")
 		if prevEnd >= 0 && m.Span.Start != prevEnd {
@@ -98,16 +98,16 @@ func checkInvariants(t *testing.T, d *Document) {
 			}
 		}
 	}
-	if len(d.Messages) > 0 && prevEnd != n {
+	if len(d.Messages()) > 0 && prevEnd != n {
 		t.Fatalf("last message ends at %d, not %d", prevEnd, n)
 	}
-	if !sort.SliceIsSorted(d.Diagnostics, func(i, j int) bool { return d.Diagnostics[i].Span.Start < d.Diagnostics[j].Span.Start }) {
+	if !sort.SliceIsSorted(d.Diagnostics(), func(i, j int) bool { return d.Diagnostics()[i].Span.Start < d.Diagnostics()[j].Span.Start }) {
 		t.Fatal("diagnostics not sorted")
 	}
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		ok(dg.Span, "diagnostic "+dg.Code)
 	}
-	if !sort.SliceIsSorted(d.ToolUses, func(i, j int) bool { return d.ToolUses[i].Span.Start < d.ToolUses[j].Span.Start }) {
+	if !sort.SliceIsSorted(d.ToolUses(), func(i, j int) bool { return d.ToolUses()[i].Span.Start < d.ToolUses()[j].Span.Start }) {
 		t.Fatal("tool uses not sorted")
 	}
 }

@@ -50,27 +50,27 @@ func (d *Document) Replace(s Span, text string) *Document {
 	nd.setText(newText, "", false)
 
 	// Restart at the last message whose marker line the change leaves alone.
-	j := messageIndexAt(d.Messages, s.Start)
-	for j >= 0 && !d.markerUntouched(d.Messages[j], s.Start) {
+	j := messageIndexAt(d.Messages(), s.Start)
+	for j >= 0 && !d.markerUntouched(d.Messages()[j], s.Start) {
 		j--
 	}
 	restart := d.bodyStart
 	if j >= 0 {
-		restart = d.Messages[j].Span.Start
+		restart = d.Messages()[j].Span.Start
 	} else {
 		j = 0
 	}
 
 	// Reparse until a marker that starts an old message after the change.
-	resume := len(d.Messages)
+	resume := len(d.Messages())
 	changeEnd := s.Start + len(text)
 	scanner := newWindowScanner(newText, restart, changeEnd+windowSlack, j)
 	fresh, _ := scanner.scan(restart, func(p int) bool {
 		if p < changeEnd {
 			return false
 		}
-		k := sort.Search(len(d.Messages), func(i int) bool { return d.Messages[i].Span.Start >= p-delta })
-		if k < len(d.Messages) && d.Messages[k].Span.Start == p-delta {
+		k := sort.Search(len(d.Messages()), func(i int) bool { return d.Messages()[i].Span.Start >= p-delta })
+		if k < len(d.Messages()) && d.Messages()[k].Span.Start == p-delta {
 			resume = k
 			return true
 		}
@@ -81,16 +81,16 @@ func (d *Document) Replace(s Span, text string) *Document {
 	if restart == d.bodyStart {
 		nd.preDiags = scanner.pre // the text before the first marker was rescanned
 	}
-	if len(fresh) > 0 && j < len(d.Messages) {
-		reuseNodes(d.Messages[j], fresh[0])
+	if len(fresh) > 0 && j < len(d.Messages()) {
+		reuseNodes(d.Messages()[j], fresh[0])
 	}
 
-	msgs := make([]*Message, 0, len(d.Messages)+len(fresh)-(resume-j))
-	msgs = append(msgs, d.Messages[:j]...)
+	msgs := make([]*Message, 0, len(d.Messages())+len(fresh)-(resume-j))
+	msgs = append(msgs, d.Messages()[:j]...)
 	msgs = append(msgs, fresh...)
-	msgs = appendShifted(msgs, d.Messages[resume:], delta, len(msgs)-resume)
+	msgs = appendShifted(msgs, d.Messages()[resume:], delta, len(msgs)-resume)
 	if len(msgs) > 0 { // Parse leaves an empty list nil
-		nd.Messages = msgs
+		nd.messages = msgs
 	}
 	nd.finishSplice(d, splice{j: j, resume: resume, fresh: fresh, restart: restart, delta: delta, pre: scanner.pre})
 	return nd

@@ -52,7 +52,7 @@ func FuzzDecodeJSONObject(f *testing.F) {
 	}
 	for _, text := range corpusTexts(f) {
 		d := Parse(text)
-		for _, u := range d.ToolUses {
+		for _, u := range d.ToolUses() {
 			f.Add(u.RawInput)
 		}
 	}
@@ -62,7 +62,7 @@ func FuzzDecodeJSONObject(f *testing.F) {
 func BenchmarkDecodeToolInputs(b *testing.B) {
 	d := Parse(bench10MB())
 	var inputs []string
-	for _, u := range d.ToolUses {
+	for _, u := range d.ToolUses() {
 		inputs = append(inputs, u.RawInput)
 	}
 	b.Run("encoding/json", func(b *testing.B) {

@@ -81,7 +81,7 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 	if fm := d.Frontmatter; fm != nil {
 		out.Frontmatter = &jsonFrontmatter{Language: fm.Language, Range: r(fm.Span)}
 	}
-	for _, m := range d.Messages {
+	for _, m := range d.Messages() {
 		jm := jsonMessage{Role: m.Role, Range: r(m.Span), ToolUses: []jsonToolUse{}, ToolResults: []jsonToolResult{}}
 		for _, u := range m.ToolUses {
 			input := json.RawMessage("null")

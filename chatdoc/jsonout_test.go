@@ -11,7 +11,7 @@ import (
 // valid JSON and valid UTF-8.
 func assertValidJSONOutput(t testing.TB, d *Document) []byte {
 	t.Helper()
-	out, err := ParseJSON(d, d.Diagnostics)
+	out, err := ParseJSON(d, d.Diagnostics())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestParseJSONThinkingAndAbort(t *testing.T) {
 	if a := doc.Messages[1].Aborted; a == nil || a.Message != "Response interrupted by the user." || a.Range.Start.Line != 15 {
 		t.Fatalf("aborted %+v", a)
 	}
-	m := d.Messages[1]
+	m := d.Messages()[1]
 	if c := d.ThinkingContent(m.Thinking[0]); c != "hmm\nyes" || !d.ThinkingClosed(m.Thinking[0]) {
 		t.Fatalf("content %q", c)
 	}
@@ -115,7 +115,7 @@ func TestParseJSONThinkingAndAbort(t *testing.T) {
 		t.Fatal("self-closing or redacted content")
 	}
 	open := Parse("@Assistant:\n<thinking>\nstill\n@You:\nx\n")
-	if th := open.Messages[0].Thinking[0]; open.ThinkingClosed(th) || open.ThinkingContent(th) != "still" {
+	if th := open.Messages()[0].Thinking[0]; open.ThinkingClosed(th) || open.ThinkingContent(th) != "still" {
 		t.Fatalf("unclosed %q", open.ThinkingContent(th))
 	}
 }

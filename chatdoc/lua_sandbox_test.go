@@ -12,7 +12,7 @@ import (
 func luaRun(t *testing.T, code string) *Frontmatter {
 	t.Helper()
 	d := frontmatterDoc("lua", code)
-	if d.Frontmatter == nil || len(d.Messages) != 1 {
+	if d.Frontmatter == nil || len(d.Messages()) != 1 {
 		t.Fatal("frontmatter or body not parsed")
 	}
 	return d.Frontmatter

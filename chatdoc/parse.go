@@ -22,7 +22,7 @@ func Parse(text string) *Document {
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
 	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
-	d.Messages, d.preDiags = scanBody(text, d.bodyStart)
+	d.messages, d.preDiags = scanBody(text, d.bodyStart)
 	d.finish()
 	if indexed != nil {
 		<-indexed
@@ -94,18 +94,18 @@ func markerNear(text string, offset int) int {
 // (finishSplice is the incremental counterpart).
 func (d *Document) finish() {
 	nu, nr := 0, 0
-	for _, m := range d.Messages {
+	for _, m := range d.Messages() {
 		nu += len(m.ToolUses)
 		nr += len(m.ToolResults)
 	}
-	d.ToolUses = make([]*ToolUse, 0, nu)
-	d.ToolResults = make([]*ToolResult, 0, nr)
-	for _, m := range d.Messages {
-		d.ToolUses = append(d.ToolUses, m.ToolUses...)
-		d.ToolResults = append(d.ToolResults, m.ToolResults...)
+	d.toolUses = make([]*ToolUse, 0, nu)
+	d.toolResults = make([]*ToolResult, 0, nr)
+	for _, m := range d.Messages() {
+		d.toolUses = append(d.ToolUses(), m.ToolUses...)
+		d.toolResults = append(d.ToolResults(), m.ToolResults...)
 	}
-	d.idFindings, d.ids = findIDProblems(d.ToolUses, d.ToolResults)
-	d.Diagnostics = collectDiagnostics(d.leadingDiags(), d.Messages, d.idDiagnostics())
+	d.idFindings, d.ids = findIDProblems(d.ToolUses(), d.ToolResults())
+	d.diagnostics = collectDiagnostics(d.leadingDiags(), d.Messages(), d.idDiagnostics())
 }
 
 // detectNewline picks the style of the first line ending ("\n" if none).
@@ -119,7 +119,7 @@ func detectNewline(text string) string {
 // ToolUse returns the first tool use with that ID, or nil. O(1).
 func (d *Document) ToolUse(id string) *ToolUse {
 	if i, ok := d.ids.uses[id]; ok {
-		return d.ToolUses[i]
+		return d.ToolUses()[i]
 	}
 	return nil
 }
@@ -127,7 +127,7 @@ func (d *Document) ToolUse(id string) *ToolUse {
 // ToolResult returns the first tool result with that ID, or nil. O(1).
 func (d *Document) ToolResult(id string) *ToolResult {
 	if i, ok := d.ids.results[id]; ok {
-		return d.ToolResults[i]
+		return d.ToolResults()[i]
 	}
 	return nil
 }
@@ -136,11 +136,11 @@ func (d *Document) ToolResult(id string) *ToolResult {
 // the next marker; the last one owns the document end), or nil before the
 // first marker.
 func (d *Document) MessageAt(offset int) *Message {
-	i := messageIndexAt(d.Messages, offset)
+	i := messageIndexAt(d.Messages(), offset)
 	if i < 0 {
 		return nil
 	}
-	return d.Messages[i]
+	return d.Messages()[i]
 }
 
 // messageIndexAt is the index of the last message starting at or before offset.

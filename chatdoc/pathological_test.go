@@ -116,8 +116,8 @@ func TestInvalidUTF8AndControlBytes(t *testing.T) {
 	text := "@You:\n\xff\xfe\x00 @./\xc3(\n@Assistant:\n**Tool Use:** `\xff` (`\xfe`)\n```json\n{\"a\":\"\xff\"}\n```\n"
 	d := Parse(text)
 	checkInvariants(t, d)
-	if d.Text() != text || len(d.ToolUses) != 1 {
-		t.Fatalf("uses %d", len(d.ToolUses))
+	if d.Text() != text || len(d.ToolUses()) != 1 {
+		t.Fatalf("uses %d", len(d.ToolUses()))
 	}
 	for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
 		for off := 0; off <= len(text); off++ {

@@ -8,7 +8,7 @@ import (
 
 func diagsWithCode(d *Document, code string) []Diagnostic {
 	var out []Diagnostic
-	for _, dg := range d.Diagnostics {
+	for _, dg := range d.Diagnostics() {
 		if dg.Code == code {
 			out = append(out, dg)
 		}
@@ -34,9 +34,9 @@ func TestUnclosedToolUseFenceEndsAtRoleMarker(t *testing.T) {
 	}
 	dg := diagsWithCode(d, CodeToolUseUnclosedFence)
 	if len(dg) != 1 || dg[0].ToolID != "t1" || dg[0].Severity != SeverityError {
-		t.Fatalf("diagnostics %v", d.Diagnostics)
+		t.Fatalf("diagnostics %v", d.Diagnostics())
 	}
-	if got := d.Slice(d.Messages[1].Span.Start, d.Messages[1].Span.End); got != "@You:\n\nthanks\n" {
+	if got := d.Slice(d.Messages()[1].Span.Start, d.Messages()[1].Span.End); got != "@You:\n\nthanks\n" {
 		t.Fatalf("You message %q", got)
 	}
 }
@@ -49,14 +49,14 @@ func TestUnclosedToolUseFenceEndsAtToolHeader(t *testing.T) {
 		"**Tool Use:** `bash` (`t2`)\n\n```json\n{\"command\":\"pwd\"}\n```\n\n@You:\n\n**Tool Result:** `t2`\n\n```\n/home\n```\n"
 	d := Parse(text)
 	checkInvariants(t, d)
-	if len(d.ToolUses) != 2 || d.ToolUse("t1").Valid() || !d.ToolUse("t2").Valid() {
-		t.Fatalf("tool uses %+v", d.ToolUses)
+	if len(d.ToolUses()) != 2 || d.ToolUse("t1").Valid() || !d.ToolUse("t2").Valid() {
+		t.Fatalf("tool uses %+v", d.ToolUses())
 	}
 	if d.ToolUse("t2").Input["command"] != "pwd" || strings.Contains(d.ToolUse("t1").RawInput, "t2") {
 		t.Fatalf("t1 input %q", d.ToolUse("t1").RawInput)
 	}
 	if len(diagsWithCode(d, CodeOrphanResult)) != 0 || len(diagsWithCode(d, CodeToolUseUnclosedFence)) != 1 {
-		t.Fatalf("diagnostics %v", d.Diagnostics)
+		t.Fatalf("diagnostics %v", d.Diagnostics())
 	}
 }
 
@@ -66,14 +66,14 @@ func TestUnclosedToolUseFenceEndsAtToolHeader(t *testing.T) {
 func TestResultFenceKeepsMarkerLines(t *testing.T) {
 	text := "@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{}\n```\n@You:\n**Tool Result:** `t1`\n```\n@Assistant:\n**Tool Use:** `bash` (`t2`)\n"
 	d := Parse(text)
-	if len(d.Messages) != 2 || len(d.ToolUses) != 1 {
-		t.Fatalf("roles %v uses %d", roles(d), len(d.ToolUses))
+	if len(d.Messages()) != 2 || len(d.ToolUses()) != 1 {
+		t.Fatalf("roles %v uses %d", roles(d), len(d.ToolUses()))
 	}
 	if r := d.ToolResult("t1"); r.Content != "@Assistant:\n**Tool Use:** `bash` (`t2`)" {
 		t.Fatalf("content %q", r.Content)
 	}
 	if len(diagsWithCode(d, CodeResultUnclosedFence)) != 1 {
-		t.Fatalf("diagnostics %v", d.Diagnostics)
+		t.Fatalf("diagnostics %v", d.Diagnostics())
 	}
 }
 
@@ -84,28 +84,28 @@ func TestResultFenceKeepsMarkerLines(t *testing.T) {
 func TestUnclosedPlainFenceWarns(t *testing.T) {
 	text := "@You:\nhi\n@Assistant:\n```python\nprint(1)\n@You:\nmore\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\":\"ls\"}\n```\n"
 	d := Parse(text)
-	if !slices.Equal(roles(d), []string{"You", "Assistant"}) || len(d.ToolUses) != 0 {
+	if !slices.Equal(roles(d), []string{"You", "Assistant"}) || len(d.ToolUses()) != 0 {
 		t.Fatalf("roles %v", roles(d))
 	}
 	dg := diagsWithCode(d, CodeRoleMarkerInFence)
 	if len(dg) != 1 || dg[0].Severity != SeverityWarning || d.Slice(dg[0].Span.Start, dg[0].Span.End) != "@You:" ||
 		!strings.HasPrefix(dg[0].Message, "This role marker is inside a code fence, so no message starts here") {
-		t.Fatalf("diagnostics %+v", d.Diagnostics)
+		t.Fatalf("diagnostics %+v", d.Diagnostics())
 	}
 
 	// No closer at all: the fence runs to the end of the document.
 	d = Parse("@You:\nhi\n@Assistant:\n```python\nprint(1)\n")
 	dg = diagsWithCode(d, CodeUnclosedFence)
-	if len(d.Diagnostics) != 1 || len(dg) != 1 || dg[0].Severity != SeverityWarning || d.Slice(dg[0].Span.Start, dg[0].Span.End) != "```python" ||
+	if len(d.Diagnostics()) != 1 || len(dg) != 1 || dg[0].Severity != SeverityWarning || d.Slice(dg[0].Span.Start, dg[0].Span.End) != "```python" ||
 		dg[0].Message != "Code fence is not closed (add a line of ```); the rest of the document is inside it" {
-		t.Fatalf("diagnostics %+v", d.Diagnostics)
+		t.Fatalf("diagnostics %+v", d.Diagnostics())
 	}
 
 	// Closed fences without markers get no warning; nor do result fences,
 	// whose content is verbatim (corpus 05).
 	for _, text := range []string{"@You:\n```\nx\n```\n", "@Assistant:\n**Tool Use:** `a` (`1`)\n```json\n{}\n```\n@You:\n**Tool Result:** `1`\n```\n@Assistant:\n```\n"} {
-		if d := Parse(text); len(d.Diagnostics) != 0 {
-			t.Fatalf("%q: %v", text, d.Diagnostics)
+		if d := Parse(text); len(d.Diagnostics()) != 0 {
+			t.Fatalf("%q: %v", text, d.Diagnostics())
 		}
 	}
 }
@@ -116,18 +116,18 @@ func TestUnclosedPlainFenceWarns(t *testing.T) {
 // settings are not applied.
 func TestUnclosedFrontmatterWarns(t *testing.T) {
 	d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n")
-	if d.Frontmatter != nil || len(d.Messages) != 1 || d.Messages[0].Role != "You" {
-		t.Fatalf("frontmatter %+v messages %d", d.Frontmatter, len(d.Messages))
+	if d.Frontmatter != nil || len(d.Messages()) != 1 || d.Messages()[0].Role != "You" {
+		t.Fatalf("frontmatter %+v messages %d", d.Frontmatter, len(d.Messages()))
 	}
-	if len(d.Diagnostics) != 1 || d.Diagnostics[0].Code != CodeUnclosedFence || d.Diagnostics[0].Span != (Span{0, 6}) ||
-		d.Diagnostics[0].Message != "Frontmatter is not closed (add a line of ```), so it is ordinary text before the first role marker and is ignored" {
-		t.Fatalf("diagnostics %+v", d.Diagnostics)
+	if len(d.Diagnostics()) != 1 || d.Diagnostics()[0].Code != CodeUnclosedFence || d.Diagnostics()[0].Span != (Span{0, 6}) ||
+		d.Diagnostics()[0].Message != "Frontmatter is not closed (add a line of ```), so it is ordinary text before the first role marker and is ignored" {
+		t.Fatalf("diagnostics %+v", d.Diagnostics())
 	}
 	// An unclosed fence later in the text before the first marker: ignored
 	// text like the rest of the preamble, the message is read.
 	d = Parse("notes\n```\n@You:\nhi\n")
-	if len(d.Diagnostics) != 0 || len(d.Messages) != 1 {
-		t.Fatalf("diagnostics %+v messages %d", d.Diagnostics, len(d.Messages))
+	if len(d.Diagnostics()) != 0 || len(d.Messages()) != 1 {
+		t.Fatalf("diagnostics %+v messages %d", d.Diagnostics(), len(d.Messages()))
 	}
 }
 

@@ -18,37 +18,37 @@ type splice struct {
 // message: lists and diagnostics before the window are reused, those after
 // it shifted (already done by appendShifted for the messages).
 func (nd *Document) finishSplice(d *Document, sp splice) {
-	tail := nd.Messages[sp.j+len(sp.fresh):]
+	tail := nd.Messages()[sp.j+len(sp.fresh):]
 	shifted := len(tail) > 0 && (sp.delta != 0 || sp.j+len(sp.fresh) != sp.resume)
-	nd.ToolUses = spliceList(d.ToolUses, sp, tail, shifted, func(m *Message) []*ToolUse { return m.ToolUses },
+	nd.toolUses = spliceList(d.ToolUses(), sp, tail, shifted, func(m *Message) []*ToolUse { return m.ToolUses },
 		func(u *ToolUse) int { return u.Message })
-	nd.ToolResults = spliceList(d.ToolResults, sp, tail, shifted, func(m *Message) []*ToolResult { return m.ToolResults },
+	nd.toolResults = spliceList(d.ToolResults(), sp, tail, shifted, func(m *Message) []*ToolResult { return m.ToolResults },
 		func(r *ToolResult) int { return r.Message })
 
-	if !sameIDs(d.Messages[sp.j:sp.resume], sp.fresh) {
-		nd.idFindings, nd.ids = findIDProblems(nd.ToolUses, nd.ToolResults)
-		nd.Diagnostics = collectDiagnostics(nd.leadingDiags(), nd.Messages, nd.idDiagnostics())
+	if !sameIDs(d.Messages()[sp.j:sp.resume], sp.fresh) {
+		nd.idFindings, nd.ids = findIDProblems(nd.ToolUses(), nd.ToolResults())
+		nd.diagnostics = collectDiagnostics(nd.leadingDiags(), nd.Messages(), nd.idDiagnostics())
 		return
 	}
 	// The same IDs in the same order: document-wide findings and the ID
 	// index hold by list position.
 	nd.idFindings, nd.ids = d.idFindings, d.ids
 	oldEnd, newEnd := d.Len(), nd.Len()
-	if sp.resume < len(d.Messages) {
-		oldEnd = d.Messages[sp.resume].Span.Start
+	if sp.resume < len(d.Messages()) {
+		oldEnd = d.Messages()[sp.resume].Span.Start
 		newEnd = oldEnd + sp.delta
 	}
 	// Only the findings about nodes of the reparsed messages are formatted.
 	freshEnd := sp.j + len(sp.fresh)
-	ua, ub := listRange(nd.ToolUses, sp.j, freshEnd, func(u *ToolUse) int { return u.Message })
-	ra, rb := listRange(nd.ToolResults, sp.j, freshEnd, func(r *ToolResult) int { return r.Message })
+	ua, ub := listRange(nd.ToolUses(), sp.j, freshEnd, func(u *ToolUse) int { return u.Message })
+	ra, rb := listRange(nd.ToolResults(), sp.j, freshEnd, func(r *ToolResult) int { return r.Message })
 	global := nd.idDiagnosticsWhere(func(f idFinding) bool {
 		if f.result {
 			return f.index >= ra && f.index < rb
 		}
 		return f.index >= ua && f.index < ub
 	})
-	nd.Diagnostics = spliceDiagnostics(d.Diagnostics, global, sp, oldEnd, newEnd)
+	nd.diagnostics = spliceDiagnostics(d.Diagnostics(), global, sp, oldEnd, newEnd)
 }
 
 // listRange is the part of a document-wide list that belongs to messages

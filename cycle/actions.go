@@ -79,7 +79,7 @@ func Actionable(doc *chatdoc.Document, dups map[string]bool, r *chatdoc.ToolResu
 func OpenPending(doc *chatdoc.Document) []*chatdoc.ToolResult {
 	dups := DuplicateIDs(doc)
 	var out []*chatdoc.ToolResult
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if r.Status == chatdoc.StatusPending && strings.TrimSpace(r.Content) == "" && Actionable(doc, dups, r) {
 			out = append(out, r)
 		}

@@ -27,7 +27,7 @@ type Mode struct {
 func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statuses map[string]chatdoc.Status, invalid map[string]string) {
 	dups := DuplicateIDs(doc)
 	statuses, invalid = map[string]chatdoc.Status{}, map[string]string{}
-	for i, m := range doc.Messages {
+	for i, m := range doc.Messages() {
 		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
 			continue
 		}
@@ -67,13 +67,13 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 // MessageComplete says whether autopilot may categorize an Assistant
 // message: all its tool-use fences closed and valid, and a later role marker.
 func MessageComplete(doc *chatdoc.Document, index int) bool {
-	m := doc.Messages[index]
+	m := doc.Messages()[index]
 	for _, u := range m.ToolUses {
 		if !u.Valid() || u.Fence == nil || !u.Fence.Closed {
 			return false
 		}
 	}
-	return index+1 < len(doc.Messages)
+	return index+1 < len(doc.Messages())
 }
 
 // PlaceholderEdits builds the insertions for every tool use in statuses
@@ -86,7 +86,7 @@ func MessageComplete(doc *chatdoc.Document, index int) bool {
 func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, invalid map[string]string, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
 	var edits []chatdoc.TextEdit
 	dups := DuplicateIDs(doc)
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		var reqs []chatdoc.PlaceholderRequest
 		for _, u := range m.ToolUses {
 			if doc.ToolResult(u.ID) != nil || dups[u.ID] {

@@ -98,7 +98,7 @@ func TestPlaceholdersAreInsertedOnceInCallOrder(t *testing.T) {
 	edits, err := PlaceholderEdits(doc, st, nil, chatdoc.DialectFence)
 	next := apply(t, doc, edits, err)
 	var order []string
-	for _, r := range next.ToolResults {
+	for _, r := range next.ToolResults() {
 		order = append(order, r.ID+"="+string(r.Status))
 	}
 	if got, want := order, []string{"t_read=approved", "t_bash=pending", "t_write=approved"}; !equal(got, want) {
@@ -153,7 +153,7 @@ func TestInvalidInputGetsItsErrorAtOnce(t *testing.T) {
 	edits, err := PlaceholderEdits(doc, st, invalid, chatdoc.DialectFence)
 	next := apply(t, doc, edits, err)
 	var order []string
-	for _, r := range next.ToolResults {
+	for _, r := range next.ToolResults() {
 		order = append(order, r.ID+"="+string(r.Status))
 	}
 	if got, want := order, []string{"t_read=approved", "t_bash=error", "t_write=approved"}; !equal(got, want) {

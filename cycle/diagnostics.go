@@ -16,13 +16,13 @@ import (
 // one-line description of a call; now dates running tools.
 func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time, keys Keys) []chatdoc.Diagnostic {
 	var out []chatdoc.Diagnostic
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		if doc.ToolResult(u.ID) == nil && u.Valid() {
 			out = append(out, chatdoc.Diagnostic{Span: u.HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.ID,
 				Message: "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"})
 		}
 	}
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if !r.IsPlaceholder() {
 			continue
 		}

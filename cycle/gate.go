@@ -47,7 +47,7 @@ func mayRun(l *Ledger, u *chatdoc.ToolUse, facts Facts) (string, approval.Verdic
 // user approved would be ambiguous.
 func DuplicateIDs(doc *chatdoc.Document) map[string]bool {
 	var dups map[string]bool
-	for _, d := range doc.Diagnostics {
+	for _, d := range doc.Diagnostics() {
 		if d.Code == chatdoc.CodeDuplicateToolID && d.ToolID != "" {
 			if dups == nil {
 				dups = map[string]bool{}

@@ -67,10 +67,10 @@ func NewLedger(doc *chatdoc.Document) *Ledger {
 		revoked:      map[string]bool{},
 		runs:         map[string]*Run{},
 	}
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		l.openIDs[u.ID] = true
 	}
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if r.Status == chatdoc.StatusPending {
 			if u := doc.ToolUse(r.ID); u != nil {
 				l.issued[r.ID] = InputHash(u)

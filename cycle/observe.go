@@ -99,7 +99,7 @@ func ChangedSpan(old, next *chatdoc.Document, changes []chatdoc.Change, enc chat
 
 // MessagesIn returns the messages of doc that overlap span (touching counts).
 func MessagesIn(doc *chatdoc.Document, span chatdoc.Span) []*chatdoc.Message {
-	msgs := doc.Messages
+	msgs := doc.Messages()
 	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Span.End >= span.Start })
 	j := i
 	for j < len(msgs) && msgs[j].Span.Start <= span.End {

@@ -36,12 +36,12 @@ type Report struct {
 func Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
 			r.Unanswered++
 		}
 	}
-	for _, res := range doc.ToolResults {
+	for _, res := range doc.ToolResults() {
 		if !res.IsPlaceholder() || doc.ToolResult(res.ID) != res || doc.ToolUse(res.ID) == nil || dups[res.ID] {
 			continue
 		}

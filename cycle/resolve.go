@@ -40,7 +40,7 @@ type Resolution struct {
 func Resolve(doc *chatdoc.Document, l *Ledger, mode Mode, only string, facts Facts) Resolution {
 	dups := DuplicateIDs(doc)
 	plan := Resolution{Results: map[string]Result{}, Resets: map[string]bool{}}
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if !r.IsPlaceholder() || (only != "" && r.ID != only) || doc.ToolResult(r.ID) != r {
 			continue // a second result for an ID never counts
 		}
@@ -123,8 +123,8 @@ func journalResult(e JournalEntry) (res *Result, known bool) {
 // AbortText is the abort marker's message of the tool use's Assistant
 // message, or the default text.
 func AbortText(doc *chatdoc.Document, u *chatdoc.ToolUse) string {
-	if u.Message >= 0 && u.Message < len(doc.Messages) {
-		if a := doc.Messages[u.Message].Abort; a != nil && strings.TrimSpace(a.Message) != "" {
+	if u.Message >= 0 && u.Message < len(doc.Messages()) {
+		if a := doc.Messages()[u.Message].Abort; a != nil && strings.TrimSpace(a.Message) != "" {
 			return strings.TrimSpace(a.Message)
 		}
 	}

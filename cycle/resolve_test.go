@@ -127,7 +127,7 @@ func TestResolveScenarios(t *testing.T) {
 					t.Errorf("planned %s to run, but the gate refuses it", id)
 				}
 			}
-			for _, r := range doc.ToolResults {
+			for _, r := range doc.ToolResults() {
 				if _, _, ok := Gate(doc, l, r.ID, c.policy.facts(nil)); ok && !strings.Contains(" "+c.run+" ", " "+r.ID+" ") {
 					t.Errorf("the gate lets %s run, but the plan does not", r.ID)
 				}

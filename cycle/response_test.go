@@ -29,13 +29,13 @@ func TestResponseReadsBack(t *testing.T) {
 		t.Fatalf("got\n%q\nwant\n%q", out, want)
 	}
 	doc := chatdoc.Parse(out)
-	if len(doc.Diagnostics) != 0 {
-		t.Errorf("diagnostics: %+v", doc.Diagnostics)
+	if len(doc.Diagnostics()) != 0 {
+		t.Errorf("diagnostics: %+v", doc.Diagnostics())
 	}
-	if len(doc.Messages) != 3 || doc.Messages[1].Role != "Assistant" || doc.Messages[2].Role != "You" {
-		t.Fatalf("messages %+v", doc.Messages)
+	if len(doc.Messages()) != 3 || doc.Messages()[1].Role != "Assistant" || doc.Messages()[2].Role != "You" {
+		t.Fatalf("messages %+v", doc.Messages())
 	}
-	a := doc.Messages[1]
+	a := doc.Messages()[1]
 	if len(a.ToolUses) != 2 || a.ToolUses[1].Name != "fs:read_file" || a.ToolUses[1].Input["path"] != "a```b" {
 		t.Fatalf("tool uses %+v", a.ToolUses)
 	}
@@ -59,7 +59,7 @@ func TestResponseAbortAndHeaders(t *testing.T) {
 		t.Fatalf("%q", out)
 	}
 	doc := chatdoc.Parse(out)
-	if a := doc.Messages[1]; a.Abort == nil || doc.Slice(a.Abort.Span.Start, a.Abort.Span.End) == "" {
+	if a := doc.Messages()[1]; a.Abort == nil || doc.Slice(a.Abort.Span.Start, a.Abort.Span.End) == "" {
 		t.Errorf("abort marker not read back: %+v", a)
 	}
 	var empty Response

@@ -38,7 +38,7 @@ func BuildPrompt(doc *chatdoc.Document, opts PromptOptions) (*Prompt, []Problem)
 		sum := sha256.Sum256([]byte(opts.DocPath))
 		p.CacheKey = "chatls-" + hex.EncodeToString(sum[:12])
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		switch m.Role {
 		case "System":
 			p.System = strings.TrimSpace(b.systemText(m))

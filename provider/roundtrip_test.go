@@ -37,8 +37,8 @@ func TestStreamedAnswerGoesBackSigned(t *testing.T) {
 	parsed := chatdoc.Parse(doc)
 	// The fixture's second call was cut mid-input: kept as the model sent
 	// it, and the document says so.
-	if len(parsed.Diagnostics) != 1 || parsed.Diagnostics[0].ToolID != "toolu_01B" || !strings.Contains(doc, "{\"command\": \"ls\n```") {
-		t.Fatalf("diagnostics %+v in\n%s", parsed.Diagnostics, doc)
+	if len(parsed.Diagnostics()) != 1 || parsed.Diagnostics()[0].ToolID != "toolu_01B" || !strings.Contains(doc, "{\"command\": \"ls\n```") {
+		t.Fatalf("diagnostics %+v in\n%s", parsed.Diagnostics(), doc)
 	}
 	p, problems := BuildPrompt(parsed, PromptOptions{})
 	for _, pr := range problems {

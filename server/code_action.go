@@ -152,7 +152,7 @@ func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Sp
 	if ds != nil {
 		diags = s.cachedDiagnostics(ds, doc, false)
 	} else {
-		diags = doc.Diagnostics
+		diags = doc.Diagnostics()
 	}
 	for _, d := range diags {
 		if d.Span.End < span.Start || d.Span.Start > span.End {

@@ -247,7 +247,7 @@ func (s *Server) awaitedTools(ds *docState) []string {
 	doc := s.latest(ds)
 	seen := map[string]bool{}
 	var names []string
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		if r := doc.ToolResult(u.ID); (r == nil || r.IsPlaceholder()) && !seen[u.Name] {
 			seen[u.Name] = true
 			if s.toolSet.MayProvide(u.Name) {

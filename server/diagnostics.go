@@ -79,13 +79,13 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 
 // documentDiagnostics gathers parse, tool and session diagnostics.
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
-	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics...)
+	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics()...)
 	var nameAt map[chatdoc.Span]string // tool-use name spans, for unknown tools
 	for _, d := range surface.ToolDiagnostics(doc, tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}) {
 		if d.Code == surface.CodeUnknownTool {
 			if nameAt == nil {
 				nameAt = map[chatdoc.Span]string{}
-				for _, u := range doc.ToolUses {
+				for _, u := range doc.ToolUses() {
 					nameAt[u.NameSpan] = u.Name
 				}
 			}

@@ -61,7 +61,7 @@ func BenchmarkInlayHintsVisibleRange10MB(b *testing.B) {
 func BenchmarkCodeActionsAtPlaceholder10MB(b *testing.B) {
 	s, snap := openBig(b)
 	var last *chatdoc.ToolResult
-	for _, r := range snap.doc.ToolResults {
+	for _, r := range snap.doc.ToolResults() {
 		if r.IsPlaceholder() {
 			last = r
 		}

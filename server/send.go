@@ -57,10 +57,10 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys, ran 
 	case !r.Ready:
 		return "some tool calls have no result yet: " + keys.Do(cycle.KeyAdvance) + " first"
 	}
-	if len(doc.Messages) == 0 {
+	if len(doc.Messages()) == 0 {
 		return "nothing to send: write your question under @You:"
 	}
-	last := doc.Messages[len(doc.Messages)-1]
+	last := doc.Messages()[len(doc.Messages())-1]
 	if last.Role != "You" || !hasContent(doc, last) {
 		return "nothing to send: write your question under the last @You:"
 	}
@@ -72,7 +72,7 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys, ran 
 // that already ran (ran, may be nil): approving those would not run them
 // again, the next step writes what the journal recorded.
 func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger, ran func(id string) bool) (waiting, alreadyRan int) {
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if !r.IsPlaceholder() || doc.ToolResult(r.ID) != r || l.Busy(r.ID) {
 			continue
 		}

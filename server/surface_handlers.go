@@ -64,7 +64,7 @@ func (s *Server) documentLinks(ctx context.Context, _ noParams, snap *snapshot) 
 // codeLenses puts Approve / Reject / Explain above each pending placeholder.
 func (s *Server) codeLenses(ctx context.Context, _ noParams, snap *snapshot) ([]protocol.CodeLens, error) {
 	lenses := []protocol.CodeLens{}
-	for _, r := range snap.doc.ToolResults {
+	for _, r := range snap.doc.ToolResults() {
 		if r.Status != chatdoc.StatusPending || snap.doc.ToolUse(r.ID) == nil {
 			continue
 		}

@@ -61,7 +61,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // error (exit 0): the conversation is simply not finished.
 func openCallsLine(doc *chatdoc.Document, name string) string {
 	unanswered, waiting, first := 0, 0, -1
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		if u.Valid() && doc.ToolResult(u.ID) == nil {
 			unanswered++
 			if first < 0 {
@@ -69,7 +69,7 @@ func openCallsLine(doc *chatdoc.Document, name string) string {
 			}
 		}
 	}
-	for _, r := range doc.ToolResults {
+	for _, r := range doc.ToolResults() {
 		if r.IsPlaceholder() && doc.ToolResult(r.ID) == r {
 			waiting++
 			if first < 0 || r.HeaderSpan.Start < first {

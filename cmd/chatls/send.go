@@ -175,7 +175,7 @@ func (st sendStatus) outcome() (int, bool) {
 func finishSend(code int, st sendStatus, doc *chatdoc.Document, file string, stdout io.Writer) (int, error) {
 	switch code {
 	case sendPending:
-		for _, r := range doc.ToolResults {
+		for _, r := range doc.ToolResults() {
 			if r.Status != chatdoc.StatusPending {
 				continue
 			}

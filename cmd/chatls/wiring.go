@@ -65,16 +65,16 @@ func newCheckToolSet(cfg custom.Config, stderr io.Writer) *checkToolSet {
 
 func (c *checkToolSet) diagnostics(doc *chatdoc.Document) []chatdoc.Diagnostic {
 	c.loadFor(doc)
-	diags := append(slices.Clone(doc.Diagnostics), surface.ToolDiagnosticsParallel(doc, c.reg)...)
+	diags := append(slices.Clone(doc.Diagnostics()), surface.ToolDiagnosticsParallel(doc, c.reg)...)
 	for k, d := range diags {
 		if d.Code != surface.CodeUnknownTool {
 			continue
 		}
-		i := slices.IndexFunc(doc.ToolUses, func(u *chatdoc.ToolUse) bool { return u != nil && u.NameSpan == d.Span })
+		i := slices.IndexFunc(doc.ToolUses(), func(u *chatdoc.ToolUse) bool { return u != nil && u.NameSpan == d.Span })
 		if i < 0 {
 			continue
 		}
-		if failed := c.failedFor(doc.ToolUses[i].Name); len(failed) > 0 {
+		if failed := c.failedFor(doc.ToolUses()[i].Name); len(failed) > 0 {
 			diags[k].Message += fmt.Sprintf(" (not verified: %s did not load)", strings.Join(failed, ", "))
 		}
 	}
@@ -99,7 +99,7 @@ func (c *checkToolSet) loadFor(doc *chatdoc.Document) {
 		return
 	}
 	var unknown []string
-	for _, u := range doc.ToolUses {
+	for _, u := range doc.ToolUses() {
 		if u == nil || u.Name == "" {
 			continue
 		}

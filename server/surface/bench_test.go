@@ -27,7 +27,7 @@ func bench10MB(b *testing.B) *chatdoc.Document {
 // typed returns the document after typing one character in its last message
 // (the usual place in a chat) and deleting it again, alternating.
 func typed(doc *chatdoc.Document, i int) *chatdoc.Document {
-	last := doc.Messages[len(doc.Messages)-1]
+	last := doc.Messages()[len(doc.Messages())-1]
 	p := doc.Lines.Position(last.MarkerSpan.End+1, chatdoc.UTF16)
 	if i%2 == 0 {
 		return doc.Apply([]chatdoc.Change{{Range: &chatdoc.Range{Start: p, End: p}, Text: "x"}}, chatdoc.UTF16)
@@ -56,7 +56,7 @@ func BenchmarkSemanticTokensDelta10MB(b *testing.B) {
 // every later message moves (new pointers, same text).
 func BenchmarkSemanticTokensDeltaMiddle10MB(b *testing.B) {
 	doc := bench10MB(b)
-	m := doc.Messages[len(doc.Messages)/2]
+	m := doc.Messages()[len(doc.Messages())/2]
 	p := doc.Lines.Position(m.MarkerSpan.End+1, chatdoc.UTF16)
 	edited := doc.Apply([]chatdoc.Change{{Range: &chatdoc.Range{Start: p, End: p}, Text: "x"}}, chatdoc.UTF16)
 	benchDelta(b, []*chatdoc.Document{edited, doc})
@@ -97,7 +97,7 @@ func BenchmarkFoldingRanges10MB(b *testing.B) {
 
 func BenchmarkCompletion10MB(b *testing.B) {
 	doc := bench10MB(b)
-	last := doc.Messages[len(doc.Messages)-1]
+	last := doc.Messages()[len(doc.Messages())-1]
 	pos := doc.Lines.Position(last.MarkerSpan.Start+1, chatdoc.UTF16)
 	for b.Loop() {
 		Completion(doc, chatdoc.UTF16, pos, []string{"bash", "read"})
@@ -176,7 +176,7 @@ func BenchmarkQuickFixesKeystroke10MB(b *testing.B) {
 	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
 	// The edits are after the findings, so their spans stay valid; computed
 	// once, since tool diagnostics would read the text outside the timer.
-	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics...), ToolDiagnostics(doc, reg)...)
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		doc = typed(doc, i)
@@ -193,7 +193,7 @@ func benchKeystroke(b *testing.B, doc *chatdoc.Document, request func(doc *chatd
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		doc = typed(doc, i)
-		last := doc.Messages[len(doc.Messages)-1]
+		last := doc.Messages()[len(doc.Messages())-1]
 		pos := doc.Lines.Position(last.MarkerSpan.Start+1, chatdoc.UTF16)
 		b.StartTimer()
 		request(doc, pos)

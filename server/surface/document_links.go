@@ -20,7 +20,7 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 	if doc == nil || docDir == "" {
 		return links
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		if m == nil {
 			continue
 		}

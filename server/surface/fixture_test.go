@@ -379,10 +379,10 @@ func (e *editor) codeActions() string {
 		r := wireRange{wirePos{d.Range.Start.Line, d.Range.Start.Character}, wirePos{d.Range.End.Line, d.Range.End.Character}}
 		places = append(places, place{r, []lspclient.Diagnostic{d}})
 	}
-	for _, u := range e.doc.ToolUses {
+	for _, u := range e.doc.ToolUses() {
 		places = append(places, place{r: e.wireSpan(u.HeaderSpan)})
 	}
-	for _, r := range e.doc.ToolResults {
+	for _, r := range e.doc.ToolResults() {
 		places = append(places, place{r: e.wireSpan(r.HeaderSpan)})
 	}
 	seen := map[string]bool{}
@@ -465,10 +465,10 @@ func (e *editor) codeLenses() string {
 func (e *editor) hovers() string {
 	var b strings.Builder
 	var at []chatdoc.Span
-	for _, u := range e.doc.ToolUses {
+	for _, u := range e.doc.ToolUses() {
 		at = append(at, u.NameSpan)
 	}
-	for _, r := range e.doc.ToolResults {
+	for _, r := range e.doc.ToolResults() {
 		at = append(at, r.IDSpan)
 	}
 	for _, s := range at {

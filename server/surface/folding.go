@@ -34,7 +34,7 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 		text = spanWindow(doc, fm.Span)
 		add(fm.Span, protocol.ImportsFoldingRange)
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		if m == nil {
 			continue
 		}

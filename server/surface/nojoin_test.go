@@ -36,7 +36,7 @@ func TestRequestsDoNotJoinText(t *testing.T) {
 		t.Fatalf("the position must be in a frontmatter list entry (tool names and presets offered), got %v", items)
 	}
 	reg := newFakeRegistry()
-	last := base.Messages[len(base.Messages)-1]
+	last := base.Messages()[len(base.Messages())-1]
 	positions := []chatdoc.Position{
 		frontmatterString,
 		base.Lines.Position(last.Span.Start+1, chatdoc.UTF16),
@@ -53,8 +53,8 @@ func TestRequestsDoNotJoinText(t *testing.T) {
 		{"TokenCache.Tokens", func(doc *chatdoc.Document) { cache.Tokens(doc, chatdoc.UTF16) }},
 		{"ToolDiagnostics", func(doc *chatdoc.Document) { ToolDiagnostics(doc, reg) }},
 		{"QuickFixes", func(doc *chatdoc.Document) {
-			diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics...), ToolDiagnostics(doc, reg)...)
-			for _, u := range doc.ToolUses[len(doc.ToolUses)-2:] {
+			diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
+			for _, u := range doc.ToolUses()[len(doc.ToolUses())-2:] {
 				diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: u.ID, Span: u.HeaderSpan})
 			}
 			for _, d := range diags {

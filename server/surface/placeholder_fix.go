@@ -12,11 +12,11 @@ import (
 // input get none (SPEC §1).
 func insertMissingPlaceholders(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	use := toolUseAt(doc, d)
-	if use == nil || use.Message < 0 || use.Message >= len(doc.Messages) {
+	if use == nil || use.Message < 0 || use.Message >= len(doc.Messages()) {
 		return nil
 	}
 	var reqs []chatdoc.PlaceholderRequest
-	for _, u := range doc.Messages[use.Message].ToolUses {
+	for _, u := range doc.Messages()[use.Message].ToolUses {
 		if u != nil && u.Valid() && doc.ToolResult(u.ID) == nil && !requested(reqs, u.ID) {
 			reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Status: chatdoc.StatusPending})
 		}
@@ -49,8 +49,8 @@ func requested(reqs []chatdoc.PlaceholderRequest, id string) bool {
 // The server's own "Insert approval placeholders" action follows the
 // placeholderStyle setting instead.
 func placeholderDialect(doc *chatdoc.Document) chatdoc.Dialect {
-	for i := len(doc.ToolResults) - 1; i >= 0; i-- {
-		if r := doc.ToolResults[i]; r != nil && r.Dialect == chatdoc.DialectSuffix {
+	for i := len(doc.ToolResults()) - 1; i >= 0; i-- {
+		if r := doc.ToolResults()[i]; r != nil && r.Dialect == chatdoc.DialectSuffix {
 			return chatdoc.DialectSuffix
 		} else if r != nil && r.Dialect != chatdoc.DialectNone {
 			return chatdoc.DialectFence

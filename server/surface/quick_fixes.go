@@ -115,12 +115,12 @@ func renameUnknownTool(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo
 // toolUseAt finds the tool use a diagnostic is about: by its name or header
 // span first (IDs may be duplicated), then by ID.
 func toolUseAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.ToolUse {
-	for _, use := range doc.ToolUses {
+	for _, use := range doc.ToolUses() {
 		if use != nil && (use.NameSpan == d.Span || (use.Span.Start <= d.Span.Start && d.Span.End <= use.Span.End && d.Span.Start < use.HeaderSpan.End)) {
 			return use
 		}
 	}
-	for _, use := range doc.ToolUses {
+	for _, use := range doc.ToolUses() {
 		if use != nil && d.ToolID != "" && use.ID == d.ToolID {
 			return use
 		}
@@ -231,7 +231,7 @@ func allFences(doc *chatdoc.Document) []*chatdoc.Fence {
 			fences = append(fences, f)
 		}
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		if m == nil {
 			continue
 		}

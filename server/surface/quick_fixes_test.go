@@ -14,7 +14,7 @@ import (
 func fixFor(t *testing.T, doc *chatdoc.Document, code string) (titles []string, fixed string) {
 	t.Helper()
 	reg := newFakeRegistry()
-	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics...), ToolDiagnostics(doc, reg)...)
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
 	for _, d := range diags {
 		if d.Code != code {
 			continue
@@ -42,8 +42,8 @@ func TestQuickFixSplitInlineRoleMarker(t *testing.T) {
 		if want := strings.ReplaceAll("@You:\nhello there\n\n@Assistant:\nhi\n", "\n", nl); fixed != want {
 			t.Errorf("got %q want %q", fixed, want)
 		}
-		if again := chatdoc.Parse(fixed); len(again.Diagnostics) != 0 {
-			t.Errorf("fixed document still has %v", again.Diagnostics)
+		if again := chatdoc.Parse(fixed); len(again.Diagnostics()) != 0 {
+			t.Errorf("fixed document still has %v", again.Diagnostics())
 		}
 	}
 }
@@ -116,7 +116,7 @@ func TestQuickFixInsertPlaceholders(t *testing.T) {
 	}
 	after := chatdoc.Parse(applyEdits(t, doc.Text(), fixes[0].Edits))
 	var got []string
-	for _, r := range after.ToolResults {
+	for _, r := range after.ToolResults() {
 		got = append(got, r.ID+" "+string(r.Status)+" "+string(r.Dialect))
 	}
 	want := []string{"call_r1 pending fence", "call_b2 pending fence", "call_w3 pending fence"}
@@ -173,8 +173,8 @@ func TestQuickFixCloseUnclosedPlainFence(t *testing.T) {
 		if fixed != want {
 			t.Errorf("got %q want %q", fixed, want)
 		}
-		if again := chatdoc.Parse(fixed); len(again.Diagnostics) != 0 || len(again.Messages) != 2 {
-			t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages), again.Diagnostics)
+		if again := chatdoc.Parse(fixed); len(again.Diagnostics()) != 0 || len(again.Messages()) != 2 {
+			t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages()), again.Diagnostics())
 		}
 	}
 }
@@ -185,8 +185,8 @@ func TestQuickFixCloseUnclosedFrontmatter(t *testing.T) {
 	doc := chatdoc.Parse("```lua\nflemma.opt.tools.auto_approve = { \"$readonly\" }\n@You:\nhi\n")
 	_, fixed := fixFor(t, doc, chatdoc.CodeUnclosedFence)
 	again := chatdoc.Parse(fixed)
-	if again.Frontmatter == nil || len(again.Messages) != 1 || len(again.Diagnostics) != 0 {
-		t.Errorf("fixed %q: frontmatter %v, %d messages, diagnostics %v", fixed, again.Frontmatter, len(again.Messages), again.Diagnostics)
+	if again.Frontmatter == nil || len(again.Messages()) != 1 || len(again.Diagnostics()) != 0 {
+		t.Errorf("fixed %q: frontmatter %v, %d messages, diagnostics %v", fixed, again.Frontmatter, len(again.Messages()), again.Diagnostics())
 	}
 }
 
@@ -198,7 +198,7 @@ func TestQuickFixEndFenceBeforeRoleMarker(t *testing.T) {
 	doc := chatdoc.Parse(src)
 	reg := newFakeRegistry()
 	var fixes []Fix
-	for _, d := range doc.Diagnostics {
+	for _, d := range doc.Diagnostics() {
 		if d.Code == chatdoc.CodeRoleMarkerInFence {
 			fixes = QuickFixes(doc, d, reg)
 		}
@@ -210,7 +210,7 @@ func TestQuickFixEndFenceBeforeRoleMarker(t *testing.T) {
 	if want := "@Assistant:\nHere:\n\n```python\nprint(1)\n```\n\n@You:\nthanks, and this:\n\n```json\n{}\n```\n"; fixed != want {
 		t.Errorf("got %q want %q", fixed, want)
 	}
-	if again := chatdoc.Parse(fixed); len(again.Messages) != 2 || len(again.Diagnostics) != 0 {
-		t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages), again.Diagnostics)
+	if again := chatdoc.Parse(fixed); len(again.Messages()) != 2 || len(again.Diagnostics()) != 0 {
+		t.Errorf("fixed document: %d messages, diagnostics %v", len(again.Messages()), again.Diagnostics())
 	}
 }

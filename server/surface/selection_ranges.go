@@ -59,7 +59,7 @@ func nestedSpans(doc *chatdoc.Document, off int) []chatdoc.Span {
 	if fm := doc.Frontmatter; fm != nil {
 		consider(fm.Span)
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		if m == nil || !contains(text.clamp(m.Span)) {
 			continue
 		}

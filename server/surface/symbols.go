@@ -29,7 +29,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 		symbols = append(symbols, symbol(doc, enc, "frontmatter", displayText(fm.Language), protocol.SymbolKindPackage,
 			text.trimSpanRight(fm.Span), chatdoc.Span{Start: fm.Span.Start, End: text.lineEnd(fm.Span.Start)}))
 	}
-	for _, m := range doc.Messages {
+	for _, m := range doc.Messages() {
 		if m == nil {
 			continue
 		}
@@ -75,8 +75,8 @@ func symbol(doc *chatdoc.Document, enc chatdoc.Encoding, name, detail string, ki
 // resultsByID maps IDs to their first result; later duplicates are a
 // diagnostic elsewhere.
 func resultsByID(doc *chatdoc.Document) map[string]*chatdoc.ToolResult {
-	byID := make(map[string]*chatdoc.ToolResult, len(doc.ToolResults))
-	for _, r := range doc.ToolResults {
+	byID := make(map[string]*chatdoc.ToolResult, len(doc.ToolResults()))
+	for _, r := range doc.ToolResults() {
 		if r != nil && byID[r.ID] == nil {
 			byID[r.ID] = r
 		}

@@ -47,14 +47,14 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 	var encoded []*encodedMessage
 	size := doc.Len() / 16 // a guess for the first call: about one token per 80 bytes
 	if c != nil {
-		texts = make([]string, len(doc.Messages))
-		encoded = make([]*encodedMessage, len(doc.Messages))
+		texts = make([]string, len(doc.Messages()))
+		encoded = make([]*encodedMessage, len(doc.Messages()))
 		size = c.size
 	}
 	var scratch tokenScratch
 	data := make([]uint32, 0, size+64)
 	data, prevLine, prevChar := encodeTokens(data, doc, enc, frontmatterTokens(doc), 0, 0)
-	for i, m := range doc.Messages {
+	for i, m := range doc.Messages() {
 		if m == nil {
 			continue
 		}
@@ -95,7 +95,7 @@ func (c *TokenCache) Tokens(doc *chatdoc.Document, enc chatdoc.Encoding) []uint3
 		prevLine, prevChar = base+em.lastLine, em.lastChar
 	}
 	if c != nil {
-		c.enc, c.messages, c.texts, c.encoded, c.size = enc, doc.Messages, texts, encoded, len(data)
+		c.enc, c.messages, c.texts, c.encoded, c.size = enc, doc.Messages(), texts, encoded, len(data)
 	}
 	return data
 }
@@ -121,7 +121,7 @@ func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) (func(
 	}
 	textLen := doc.Len()
 	same := func(i, j int) bool {
-		m := doc.Messages[i]
+		m := doc.Messages()[i]
 		if m == nil || c.encoded[j] == nil {
 			return false
 		}
@@ -132,7 +132,7 @@ func (c *TokenCache) matcher(doc *chatdoc.Document, enc chatdoc.Encoding) (func(
 		end := min(max(m.Span.End, start), textLen)
 		return end-start == len(c.texts[j]) && doc.Slice(start, end) == c.texts[j]
 	}
-	n, o := len(doc.Messages), len(c.messages)
+	n, o := len(doc.Messages()), len(c.messages)
 	prefix := 0
 	for prefix < n && prefix < o && same(prefix, prefix) {
 		prefix++

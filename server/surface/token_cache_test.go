@@ -62,7 +62,7 @@ func TestTokenCacheEncodingSwitch(t *testing.T) {
 // the edited one is encoded again.
 func TestTokenCacheReusesMovedMessages(t *testing.T) {
 	doc := chatdoc.Parse(chatgen.Generate(200<<10, 2))
-	m := doc.Messages[len(doc.Messages)/2]
+	m := doc.Messages()[len(doc.Messages())/2]
 	p := doc.Lines.Position(m.MarkerSpan.End+1, chatdoc.UTF16)
 	edited := doc.Apply([]chatdoc.Change{{Range: &chatdoc.Range{Start: p, End: p}, Text: "x"}}, chatdoc.UTF16)
 	c := NewTokenCache()
@@ -70,13 +70,13 @@ func TestTokenCacheReusesMovedMessages(t *testing.T) {
 	for k, d := range []*chatdoc.Document{edited, doc} {
 		reuse, _ := c.matcher(d, chatdoc.UTF16)
 		misses := 0
-		for i := range d.Messages {
+		for i := range d.Messages() {
 			if reuse(i) == nil {
 				misses++
 			}
 		}
 		if misses != 1 {
-			t.Errorf("step %d: %d of %d messages encoded again, want 1", k, misses, len(d.Messages))
+			t.Errorf("step %d: %d of %d messages encoded again, want 1", k, misses, len(d.Messages()))
 		}
 		c.Tokens(d, chatdoc.UTF16)
 	}

@@ -33,7 +33,7 @@ func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 	if doc == nil || reg == nil {
 		return []chatdoc.Diagnostic{}
 	}
-	return useDiagnostics([]chatdoc.Diagnostic{}, doc, doc.ToolUses, reg)
+	return useDiagnostics([]chatdoc.Diagnostic{}, doc, doc.ToolUses(), reg)
 }
 
 // ToolDiagnosticsParallel is ToolDiagnostics on every core, in contiguous
@@ -47,7 +47,7 @@ func ToolDiagnosticsParallel(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diag
 	if doc == nil || reg == nil {
 		return diags
 	}
-	uses := doc.ToolUses
+	uses := doc.ToolUses()
 	workers := min(runtime.GOMAXPROCS(0), len(uses)/usesPerWorker)
 	if workers <= 1 {
 		return useDiagnostics(diags, doc, uses, reg)
