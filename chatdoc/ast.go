@@ -181,11 +181,8 @@ type OptionOp struct {
 type Document struct {
 	Newline     string // "\n" or "\r\n": the style edits must use
 	Lines       *LineIndex
-	Frontmatter *Frontmatter // nil when absent
-	messages    []*Message
-	toolUses    []*ToolUse    // all tool uses in document order
-	toolResults []*ToolResult // all tool results in document order
-	diagnostics []Diagnostic
+	Frontmatter *Frontmatter  // nil when absent
+	store       *messageStore // the messages, in chunks shared between snapshots (messages.go)
 
 	text   *pieceText  // the text, in pieces (see text.go)
 	joined *joinedText // Text(), joined on demand
@@ -199,14 +196,30 @@ type Document struct {
 	firstLineOpener bool // line 1 reads as a frontmatter opener (edits may complete one)
 }
 
-// Messages are the document's messages in order.
-func (d *Document) Messages() []*Message { return d.messages }
+// Messages are the document's messages in order. On a snapshot made by an
+// edit the whole list is built on first use; Message, MessageCount and
+// MessageAt look at one part of it.
+func (d *Document) Messages() []*Message { return d.store.messages() }
+
+// MessageCount is the number of messages.
+func (d *Document) MessageCount() int { return d.store.count }
+
+// Message is the i-th message (0 <= i < MessageCount()).
+func (d *Document) Message(i int) *Message { return d.store.message(i) }
+
+// MessageRange are messages [i, j).
+func (d *Document) MessageRange(i, j int) []*Message { return d.store.span(i, j) }
 
 // ToolUses are all tool uses in document order.
-func (d *Document) ToolUses() []*ToolUse { return d.toolUses }
+func (d *Document) ToolUses() []*ToolUse { return d.store.toolUses() }
 
 // ToolResults are all tool results in document order.
-func (d *Document) ToolResults() []*ToolResult { return d.toolResults }
+func (d *Document) ToolResults() []*ToolResult { return d.store.toolResults() }
 
-// Diagnostics are the parse findings in document order.
-func (d *Document) Diagnostics() []Diagnostic { return d.diagnostics }
+// Diagnostics are the parse findings in document order, gathered on first
+// use.
+func (d *Document) Diagnostics() []Diagnostic {
+	st := d.store
+	st.diagsOnce.Do(func() { st.diags = collectDiagnostics(d.leadingDiags(), st, d.idDiagnostics()) })
+	return st.diags
+}

@@ -54,26 +54,34 @@ type idIndex struct {
 	uses, results map[string]int
 }
 
-func findIDProblems(uses []*ToolUse, results []*ToolResult) ([]idFinding, idIndex) {
+func findIDProblems(st *messageStore) ([]idFinding, idIndex) {
 	var out []idFinding
-	ids := idIndex{uses: make(map[string]int, len(uses)), results: make(map[string]int, len(results))}
-	for i, u := range uses {
-		if _, dup := ids.uses[u.ID]; dup {
-			out = append(out, idFinding{CodeDuplicateToolID, false, i})
-			continue
+	ids := idIndex{uses: make(map[string]int, st.nUses), results: make(map[string]int, st.nResults)}
+	i := 0
+	st.eachStored(func(m *Message, _ int) {
+		for _, u := range m.ToolUses {
+			if _, dup := ids.uses[u.ID]; dup {
+				out = append(out, idFinding{CodeDuplicateToolID, false, i})
+			} else {
+				ids.uses[u.ID] = i
+			}
+			i++
 		}
-		ids.uses[u.ID] = i
-	}
-	for i, r := range results {
-		if _, ok := ids.uses[r.ID]; !ok {
-			out = append(out, idFinding{CodeOrphanResult, true, i})
+	})
+	i = 0
+	st.eachStored(func(m *Message, _ int) {
+		for _, r := range m.ToolResults {
+			if _, ok := ids.uses[r.ID]; !ok {
+				out = append(out, idFinding{CodeOrphanResult, true, i})
+			}
+			if _, dup := ids.results[r.ID]; dup {
+				out = append(out, idFinding{CodeDuplicateToolResult, true, i})
+			} else {
+				ids.results[r.ID] = i
+			}
+			i++
 		}
-		if _, dup := ids.results[r.ID]; dup {
-			out = append(out, idFinding{CodeDuplicateToolResult, true, i})
-			continue
-		}
-		ids.results[r.ID] = i
-	}
+	})
 	return out, ids
 }
 
@@ -89,12 +97,12 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 			continue
 		}
 		if !f.result {
-			u := d.ToolUses()[f.index]
+			u := d.store.toolUse(f.index)
 			out = append(out, diag(u.IDSpan, SeverityError, f.code, u.ID,
 				"Duplicate tool use ID `%s`: an earlier tool use has it already", u.ID))
 			continue
 		}
-		r := d.ToolResults()[f.index]
+		r := d.store.toolResult(f.index)
 		if f.code == CodeOrphanResult {
 			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
 		} else {
@@ -105,17 +113,20 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 	return out
 }
 
-// collectDiagnostics merges all findings into document order (stable).
-func collectDiagnostics(fm []Diagnostic, msgs []*Message, global []Diagnostic) []Diagnostic {
+// collectDiagnostics merges all findings into document order (stable):
+// those before the messages, the messages' own (shifted where a chunk
+// moved, without copying it), and the document-wide ones.
+func collectDiagnostics(fm []Diagnostic, st *messageStore, global []Diagnostic) []Diagnostic {
 	n := len(fm) + len(global)
-	for _, m := range msgs {
-		n += len(m.diags)
-	}
+	st.eachStored(func(m *Message, _ int) { n += len(m.diags) })
 	out := make([]Diagnostic, 0, n)
 	out = append(out, fm...)
-	for _, m := range msgs {
-		out = append(out, m.diags...)
-	}
+	st.eachStored(func(m *Message, delta int) {
+		for _, dg := range m.diags {
+			dg.Span = dg.Span.shift(delta)
+			out = append(out, dg)
+		}
+	})
 	out = append(out, global...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
 	return out

@@ -79,13 +79,13 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 		if d.ToolResult(req.ID) != nil {
 			return nil, fmt.Errorf("tool use %s already has a result", req.ID)
 		}
-		items = append(items, item{req, toolUseOrder(d.Messages()[msgIndex], req.ID)})
+		items = append(items, item{req, toolUseOrder(d.Message(msgIndex), req.ID)})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].order < items[j].order })
 
 	nl := d.Newline
-	assistant := d.Messages()[msgIndex]
-	if msgIndex+1 >= len(d.Messages()) || d.Messages()[msgIndex+1].Role != "You" {
+	assistant := d.Message(msgIndex)
+	if msgIndex+1 >= d.MessageCount() || d.Message(msgIndex+1).Role != "You" {
 		// No You message: create one where the next message (or the end) starts.
 		at := assistant.Span.End
 		var b strings.Builder
@@ -102,7 +102,7 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 		return []TextEdit{{Span: Span{at, at}, NewText: b.String()}}, nil
 	}
 
-	you := d.Messages()[msgIndex+1]
+	you := d.Message(msgIndex + 1)
 	var edits []TextEdit
 	var pendingAfter string
 	for _, it := range items {

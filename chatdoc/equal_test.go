@@ -33,7 +33,40 @@ func docDiff(got, want *Document) string {
 	}
 	// Piece layout, like chunk layout, may differ between an updated and a
 	// fresh snapshot; the text is compared above.
+	// So may the chunk layout of the messages: compare what they hold.
+	for _, part := range []struct {
+		name      string
+		got, want any
+	}{
+		{"messages", got.Messages(), want.Messages()},
+		{"tool uses", got.ToolUses(), want.ToolUses()},
+		{"tool results", got.ToolResults(), want.ToolResults()},
+		{"diagnostics", got.Diagnostics(), want.Diagnostics()},
+	} {
+		if !reflect.DeepEqual(part.got, part.want) {
+			return part.name + " (-want +got):\n" + cmp.Diff(part.want, part.got, cmp.Exporter(func(reflect.Type) bool { return true }))
+		}
+	}
+	if got.MessageCount() != len(want.Messages()) {
+		return fmt.Sprintf("MessageCount %d, want %d", got.MessageCount(), len(want.Messages()))
+	}
+	for i, m := range want.Messages() {
+		if !reflect.DeepEqual(got.Message(i), m) || got.MessageIndexAt(m.Span.Start) != i {
+			return fmt.Sprintf("message %d differs through Message or MessageIndexAt", i)
+		}
+	}
+	for i, u := range want.ToolUses() {
+		if !reflect.DeepEqual(got.store.toolUse(i), u) {
+			return fmt.Sprintf("tool use %d differs through the store's lookup", i)
+		}
+	}
+	for i, r := range want.ToolResults() {
+		if !reflect.DeepEqual(got.store.toolResult(i), r) {
+			return fmt.Sprintf("tool result %d differs through the store's lookup", i)
+		}
+	}
 	g, w := *got, *want
+	g.store, w.store = nil, nil
 	g.Lines, w.Lines = nil, nil
 	g.text, w.text, g.joined, w.joined = nil, nil, nil, nil
 	if reflect.DeepEqual(g, w) {
@@ -57,8 +90,10 @@ func assertSameDoc(t *testing.T, got, want *Document) {
 // that small test documents exercise lines and messages spanning pieces
 // and windows that grow. Not for parallel tests.
 func withTinyPieces(f func()) {
-	saved := [4]int{pieceTarget, pieceMax, pieceMin, windowSlack}
-	defer func() { pieceTarget, pieceMax, pieceMin, windowSlack = saved[0], saved[1], saved[2], saved[3] }()
-	pieceTarget, pieceMax, pieceMin, windowSlack = 8, 16, 2, 1
+	saved := [5]int{pieceTarget, pieceMax, pieceMin, windowSlack, chunkSize}
+	defer func() {
+		pieceTarget, pieceMax, pieceMin, windowSlack, chunkSize = saved[0], saved[1], saved[2], saved[3], saved[4]
+	}()
+	pieceTarget, pieceMax, pieceMin, windowSlack, chunkSize = 8, 16, 2, 1, 2
 	f()
 }

@@ -126,13 +126,13 @@ func unhex(c byte) byte {
 // chatdoc itself never touches the file system.
 func FileRefDiagnostics(d *Document, exists func(path string) bool) []Diagnostic {
 	var out []Diagnostic
-	for _, m := range d.Messages() {
+	d.store.eachStored(func(m *Message, delta int) {
 		for _, ref := range m.FileRefs {
 			if !exists(ref.Path) {
-				out = append(out, diag(ref.Span, SeverityWarning, CodeMissingFileReference, "",
+				out = append(out, diag(ref.Span.shift(delta), SeverityWarning, CodeMissingFileReference, "",
 					"File not found: %s", ref.Path))
 			}
 		}
-	}
+	})
 	return out
 }

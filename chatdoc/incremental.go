@@ -1,9 +1,6 @@
 package chatdoc
 
-import (
-	"slices"
-	"sort"
-)
+import "slices"
 
 // Change is one LSP content change: Text replaces Range, or the whole
 // document when Range is nil.
@@ -50,27 +47,27 @@ func (d *Document) Replace(s Span, text string) *Document {
 	nd.setText(newText, "", false)
 
 	// Restart at the last message whose marker line the change leaves alone.
-	j := messageIndexAt(d.Messages(), s.Start)
-	for j >= 0 && !d.markerUntouched(d.Messages()[j], s.Start) {
+	st := d.store
+	j := st.indexAt(s.Start)
+	for j >= 0 && !d.markerUntouched(st.message(j), s.Start) {
 		j--
 	}
 	restart := d.bodyStart
 	if j >= 0 {
-		restart = d.Messages()[j].Span.Start
+		restart = st.start(j)
 	} else {
 		j = 0
 	}
 
 	// Reparse until a marker that starts an old message after the change.
-	resume := len(d.Messages())
+	resume := st.count
 	changeEnd := s.Start + len(text)
 	scanner := newWindowScanner(newText, restart, changeEnd+windowSlack, j)
 	fresh, _ := scanner.scan(restart, func(p int) bool {
 		if p < changeEnd {
 			return false
 		}
-		k := sort.Search(len(d.Messages()), func(i int) bool { return d.Messages()[i].Span.Start >= p-delta })
-		if k < len(d.Messages()) && d.Messages()[k].Span.Start == p-delta {
+		if k := st.indexAt(p - delta); k >= 0 && st.start(k) == p-delta {
 			resume = k
 			return true
 		}
@@ -81,18 +78,14 @@ func (d *Document) Replace(s Span, text string) *Document {
 	if restart == d.bodyStart {
 		nd.preDiags = scanner.pre // the text before the first marker was rescanned
 	}
-	if len(fresh) > 0 && j < len(d.Messages()) {
-		reuseNodes(d.Messages()[j], fresh[0])
+	if len(fresh) > 0 && j < st.count {
+		reuseNodes(st.message(j), fresh[0])
 	}
-
-	msgs := make([]*Message, 0, len(d.Messages())+len(fresh)-(resume-j))
-	msgs = append(msgs, d.Messages()[:j]...)
-	msgs = append(msgs, fresh...)
-	msgs = appendShifted(msgs, d.Messages()[resume:], delta, len(msgs)-resume)
-	if len(msgs) > 0 { // Parse leaves an empty list nil
-		nd.messages = msgs
+	nd.store = st.splice(j, resume, fresh, delta)
+	nd.idFindings, nd.ids = d.idFindings, d.ids
+	if !sameIDs(st.span(j, resume), fresh) {
+		nd.finish()
 	}
-	nd.finishSplice(d, splice{j: j, resume: resume, fresh: fresh, restart: restart, delta: delta, pre: scanner.pre})
 	return nd
 }
 

@@ -2,7 +2,6 @@ package chatdoc
 
 import (
 	"runtime"
-	"sort"
 	"strings"
 )
 
@@ -22,7 +21,9 @@ func Parse(text string) *Document {
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
 	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
-	d.messages, d.preDiags = scanBody(text, d.bodyStart)
+	var msgs []*Message
+	msgs, d.preDiags = scanBody(text, d.bodyStart)
+	d.store = newMessageStore(msgs)
 	d.finish()
 	if indexed != nil {
 		<-indexed
@@ -90,22 +91,10 @@ func markerNear(text string, offset int) int {
 	return -1
 }
 
-// finish computes the document-wide lists and diagnostics from the messages
-// (finishSplice is the incremental counterpart).
+// finish computes the document-wide ID findings (Replace keeps them
+// when an edit leaves every ID alone).
 func (d *Document) finish() {
-	nu, nr := 0, 0
-	for _, m := range d.Messages() {
-		nu += len(m.ToolUses)
-		nr += len(m.ToolResults)
-	}
-	d.toolUses = make([]*ToolUse, 0, nu)
-	d.toolResults = make([]*ToolResult, 0, nr)
-	for _, m := range d.Messages() {
-		d.toolUses = append(d.ToolUses(), m.ToolUses...)
-		d.toolResults = append(d.ToolResults(), m.ToolResults...)
-	}
-	d.idFindings, d.ids = findIDProblems(d.ToolUses(), d.ToolResults())
-	d.diagnostics = collectDiagnostics(d.leadingDiags(), d.Messages(), d.idDiagnostics())
+	d.idFindings, d.ids = findIDProblems(d.store)
 }
 
 // detectNewline picks the style of the first line ending ("\n" if none).
@@ -119,7 +108,7 @@ func detectNewline(text string) string {
 // ToolUse returns the first tool use with that ID, or nil. O(1).
 func (d *Document) ToolUse(id string) *ToolUse {
 	if i, ok := d.ids.uses[id]; ok {
-		return d.ToolUses()[i]
+		return d.store.toolUse(i)
 	}
 	return nil
 }
@@ -127,7 +116,7 @@ func (d *Document) ToolUse(id string) *ToolUse {
 // ToolResult returns the first tool result with that ID, or nil. O(1).
 func (d *Document) ToolResult(id string) *ToolResult {
 	if i, ok := d.ids.results[id]; ok {
-		return d.ToolResults()[i]
+		return d.store.toolResult(i)
 	}
 	return nil
 }
@@ -136,17 +125,16 @@ func (d *Document) ToolResult(id string) *ToolResult {
 // the next marker; the last one owns the document end), or nil before the
 // first marker.
 func (d *Document) MessageAt(offset int) *Message {
-	i := messageIndexAt(d.Messages(), offset)
+	i := d.store.indexAt(offset)
 	if i < 0 {
 		return nil
 	}
-	return d.Messages()[i]
+	return d.store.message(i)
 }
 
-// messageIndexAt is the index of the last message starting at or before offset.
-func messageIndexAt(msgs []*Message, offset int) int {
-	return sort.Search(len(msgs), func(i int) bool { return msgs[i].Span.Start > offset }) - 1
-}
+// MessageIndexAt is the index of the message holding offset, or -1 before
+// the first marker.
+func (d *Document) MessageIndexAt(offset int) int { return d.store.indexAt(offset) }
 
 // leadingDiags are the findings before the messages: frontmatter, then the
 // text before the first marker.

@@ -67,13 +67,13 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 // MessageComplete says whether autopilot may categorize an Assistant
 // message: all its tool-use fences closed and valid, and a later role marker.
 func MessageComplete(doc *chatdoc.Document, index int) bool {
-	m := doc.Messages()[index]
+	m := doc.Message(index)
 	for _, u := range m.ToolUses {
 		if !u.Valid() || u.Fence == nil || !u.Fence.Closed {
 			return false
 		}
 	}
-	return index+1 < len(doc.Messages())
+	return index+1 < doc.MessageCount()
 }
 
 // PlaceholderEdits builds the insertions for every tool use in statuses

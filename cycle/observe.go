@@ -1,10 +1,6 @@
 package cycle
 
-import (
-	"sort"
-
-	"github.com/chatls/chatls/chatdoc"
-)
+import "github.com/chatls/chatls/chatdoc"
 
 // Observe records what a client edit from old to next means (SPEC §2): a
 // pending placeholder the user turned approved (their approval, for the
@@ -99,11 +95,14 @@ func ChangedSpan(old, next *chatdoc.Document, changes []chatdoc.Change, enc chat
 
 // MessagesIn returns the messages of doc that overlap span (touching counts).
 func MessagesIn(doc *chatdoc.Document, span chatdoc.Span) []*chatdoc.Message {
-	msgs := doc.Messages()
-	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Span.End >= span.Start })
+	n := doc.MessageCount()
+	i := max(0, doc.MessageIndexAt(span.Start))
+	if i > 0 && doc.Message(i).Span.Start == span.Start {
+		i-- // the message before ends where span starts: it touches
+	}
 	j := i
-	for j < len(msgs) && msgs[j].Span.Start <= span.End {
+	for j < n && doc.Message(j).Span.Start <= span.End {
 		j++
 	}
-	return msgs[i:j]
+	return doc.MessageRange(i, j)
 }

@@ -123,8 +123,8 @@ func journalResult(e JournalEntry) (res *Result, known bool) {
 // AbortText is the abort marker's message of the tool use's Assistant
 // message, or the default text.
 func AbortText(doc *chatdoc.Document, u *chatdoc.ToolUse) string {
-	if u.Message >= 0 && u.Message < len(doc.Messages()) {
-		if a := doc.Messages()[u.Message].Abort; a != nil && strings.TrimSpace(a.Message) != "" {
+	if u.Message >= 0 && u.Message < doc.MessageCount() {
+		if a := doc.Message(u.Message).Abort; a != nil && strings.TrimSpace(a.Message) != "" {
 			return strings.TrimSpace(a.Message)
 		}
 	}

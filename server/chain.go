@@ -154,13 +154,13 @@ func (s *Server) sendDiagnostic(ds *docState, msg string) {
 
 // sendProblemDiagnostic is the diagnostic of the last failed send.
 func sendProblemDiagnostic(doc *chatdoc.Document, msg string) []chatdoc.Diagnostic {
-	if msg == "" || len(doc.Messages()) == 0 {
+	if msg == "" || doc.MessageCount() == 0 {
 		return nil
 	}
 	var at chatdoc.Span
-	for i := len(doc.Messages()) - 1; i >= 0; i-- {
-		if doc.Messages()[i].Role == "You" {
-			at = doc.Messages()[i].MarkerSpan
+	for i := doc.MessageCount() - 1; i >= 0; i-- {
+		if m := doc.Message(i); m.Role == "You" {
+			at = m.MarkerSpan
 			break
 		}
 	}

@@ -57,10 +57,10 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys, ran 
 	case !r.Ready:
 		return "some tool calls have no result yet: " + keys.Do(cycle.KeyAdvance) + " first"
 	}
-	if len(doc.Messages()) == 0 {
+	if doc.MessageCount() == 0 {
 		return "nothing to send: write your question under @You:"
 	}
-	last := doc.Messages()[len(doc.Messages())-1]
+	last := doc.Message(doc.MessageCount() - 1)
 	if last.Role != "You" || !hasContent(doc, last) {
 		return "nothing to send: write your question under the last @You:"
 	}

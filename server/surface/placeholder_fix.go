@@ -12,11 +12,11 @@ import (
 // input get none (SPEC §1).
 func insertMissingPlaceholders(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	use := toolUseAt(doc, d)
-	if use == nil || use.Message < 0 || use.Message >= len(doc.Messages()) {
+	if use == nil || use.Message < 0 || use.Message >= doc.MessageCount() {
 		return nil
 	}
 	var reqs []chatdoc.PlaceholderRequest
-	for _, u := range doc.Messages()[use.Message].ToolUses {
+	for _, u := range doc.Message(use.Message).ToolUses {
 		if u != nil && u.Valid() && doc.ToolResult(u.ID) == nil && !requested(reqs, u.ID) {
 			reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Status: chatdoc.StatusPending})
 		}

@@ -1,0 +1,297 @@
+package chatdoc
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// A snapshot keeps its messages in chunks of about chunkSize consecutive
+// messages. An edit replaces the chunks it touches and shares every other
+// one with the previous snapshot, recording how far it moved (chunkPos)
+// instead of copying its messages: a keystroke near the top of a large
+// document costs a header per chunk, not a copy of every later message. A
+// moved chunk's messages are copied with their new offsets the first time
+// someone asks for them in that snapshot (chunkMessages), so a reader that
+// looks at a few messages pays for a few chunks.
+
+// chunkSize is how many messages a chunk holds (a variable so tests can
+// make it tiny).
+var chunkSize = 128
+
+// msgChunk is a run of messages as a parse or an earlier copy left them.
+// Immutable and shared between snapshots.
+type msgChunk struct {
+	msgs          []*Message // offsets and message indexes as stored
+	uses, results int        // tool uses and results in msgs
+}
+
+func newChunk(msgs []*Message) *msgChunk {
+	c := &msgChunk{msgs: msgs}
+	for _, m := range msgs {
+		c.uses += len(m.ToolUses)
+		c.results += len(m.ToolResults)
+	}
+	return c
+}
+
+// chunkPos is where a chunk sits in one snapshot.
+type chunkPos struct {
+	delta, dIndex    int // add to the stored offsets and message indexes
+	msg, use, result int // snapshot index of the chunk's first message, tool use, tool result
+}
+
+// messageStore is a snapshot's messages. Lists that span the whole
+// document are built on first use and kept.
+type messageStore struct {
+	chunks                 []*msgChunk
+	pos                    []chunkPos
+	live                   []atomic.Pointer[[]*Message] // a moved chunk's messages in this snapshot, once copied
+	count, nUses, nResults int
+
+	allOnce     sync.Once
+	all         []*Message
+	usesOnce    sync.Once
+	uses        []*ToolUse
+	resultsOnce sync.Once
+	results     []*ToolResult
+	diagsOnce   sync.Once
+	diags       []Diagnostic
+}
+
+// newMessageStore stores the messages of a full parse.
+func newMessageStore(msgs []*Message) *messageStore {
+	var chunks []*msgChunk
+	for len(msgs) > 0 {
+		n := min(chunkSize, len(msgs))
+		if len(msgs) < 2*chunkSize {
+			n = len(msgs)
+		}
+		chunks = append(chunks, newChunk(msgs[:n:n]))
+		msgs = msgs[n:]
+	}
+	return newStoreOf(chunks, make([]chunkPos, len(chunks)))
+}
+
+// newStoreOf completes a store from its chunks and their moves (pos's
+// delta and dIndex; the cumulative indexes are filled in here).
+func newStoreOf(chunks []*msgChunk, pos []chunkPos) *messageStore {
+	st := &messageStore{chunks: chunks, pos: pos, live: make([]atomic.Pointer[[]*Message], len(chunks))}
+	for k, c := range chunks {
+		st.pos[k].msg, st.pos[k].use, st.pos[k].result = st.count, st.nUses, st.nResults
+		st.count += len(c.msgs)
+		st.nUses += c.uses
+		st.nResults += c.results
+	}
+	return st
+}
+
+// chunkMessages are chunk k's messages with their offsets in this snapshot.
+func (st *messageStore) chunkMessages(k int) []*Message {
+	c, p := st.chunks[k], st.pos[k]
+	if p.delta == 0 && p.dIndex == 0 {
+		return c.msgs
+	}
+	if got := st.live[k].Load(); got != nil {
+		return *got
+	}
+	msgs := appendShifted(make([]*Message, 0, len(c.msgs)), c.msgs, p.delta, p.dIndex)
+	if !st.live[k].CompareAndSwap(nil, &msgs) {
+		return *st.live[k].Load() // another reader copied it first: one set of pointers per snapshot
+	}
+	return msgs
+}
+
+// chunkOf is the chunk holding message i (0 <= i < count).
+func (st *messageStore) chunkOf(i int) int {
+	return sort.Search(len(st.pos), func(k int) bool { return st.pos[k].msg > i }) - 1
+}
+
+func (st *messageStore) message(i int) *Message {
+	k := st.chunkOf(i)
+	return st.chunkMessages(k)[i-st.pos[k].msg]
+}
+
+// span is [i, j) of the messages.
+func (st *messageStore) span(i, j int) []*Message {
+	if i >= j {
+		return nil
+	}
+	k := st.chunkOf(i)
+	if last := st.chunkOf(j - 1); last == k {
+		return st.chunkMessages(k)[i-st.pos[k].msg : j-st.pos[k].msg]
+	}
+	out := make([]*Message, 0, j-i)
+	for ; i < j; i++ {
+		out = append(out, st.message(i))
+	}
+	return out
+}
+
+// start is the offset at which message i starts, without copying its chunk.
+func (st *messageStore) start(i int) int {
+	k := st.chunkOf(i)
+	return st.chunks[k].msgs[i-st.pos[k].msg].Span.Start + st.pos[k].delta
+}
+
+// indexAt is the index of the last message starting at or before offset,
+// or -1.
+func (st *messageStore) indexAt(offset int) int {
+	k := sort.Search(len(st.chunks), func(k int) bool {
+		return st.chunks[k].msgs[0].Span.Start+st.pos[k].delta > offset
+	}) - 1
+	if k < 0 {
+		return -1
+	}
+	msgs, delta := st.chunks[k].msgs, st.pos[k].delta
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Span.Start+delta > offset }) - 1
+	return st.pos[k].msg + i
+}
+
+func (st *messageStore) messages() []*Message {
+	st.allOnce.Do(func() {
+		if len(st.chunks) == 1 {
+			st.all = st.chunkMessages(0)
+			return
+		}
+		if st.count > 0 {
+			st.all = make([]*Message, 0, st.count)
+		}
+		for k := range st.chunks {
+			st.all = append(st.all, st.chunkMessages(k)...)
+		}
+	})
+	return st.all
+}
+
+func (st *messageStore) toolUses() []*ToolUse {
+	st.usesOnce.Do(func() {
+		st.uses = make([]*ToolUse, 0, st.nUses)
+		for _, m := range st.messages() {
+			st.uses = append(st.uses, m.ToolUses...)
+		}
+	})
+	return st.uses
+}
+
+func (st *messageStore) toolResults() []*ToolResult {
+	st.resultsOnce.Do(func() {
+		st.results = make([]*ToolResult, 0, st.nResults)
+		for _, m := range st.messages() {
+			st.results = append(st.results, m.ToolResults...)
+		}
+	})
+	return st.results
+}
+
+// toolUse is the document's i-th tool use, copying at most one chunk.
+func (st *messageStore) toolUse(i int) *ToolUse {
+	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].use > i }) - 1
+	n := i - st.pos[k].use
+	for _, m := range st.chunkMessages(k) {
+		if n < len(m.ToolUses) {
+			return m.ToolUses[n]
+		}
+		n -= len(m.ToolUses)
+	}
+	panic("chatdoc: tool use index out of range")
+}
+
+// toolResult is the document's i-th tool result, copying at most one chunk.
+func (st *messageStore) toolResult(i int) *ToolResult {
+	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].result > i }) - 1
+	n := i - st.pos[k].result
+	for _, m := range st.chunkMessages(k) {
+		if n < len(m.ToolResults) {
+			return m.ToolResults[n]
+		}
+		n -= len(m.ToolResults)
+	}
+	panic("chatdoc: tool result index out of range")
+}
+
+// eachStored calls fn for every message as stored, with the delta to add
+// to its offsets: for readers of what a move leaves alone (IDs, roles) or
+// can shift themselves (diagnostics), without copying any chunk.
+func (st *messageStore) eachStored(fn func(m *Message, delta int)) {
+	for k, c := range st.chunks {
+		for _, m := range c.msgs {
+			fn(m, st.pos[k].delta)
+		}
+	}
+}
+
+// splice is the store after old messages [j, resume) were replaced by
+// fresh ones (already at their final offsets and indexes) and every later
+// message moved by delta bytes. Chunks before j and after resume are
+// shared; the chunks holding j and resume are rebuilt around fresh.
+func (st *messageStore) splice(j, resume int, fresh []*Message, delta int) *messageStore {
+	dIndex := len(fresh) - (resume - j)
+	nc := len(st.chunks)
+	ca, cb := nc, nc
+	if j < st.count {
+		ca = st.chunkOf(j)
+	}
+	if resume < st.count {
+		cb = st.chunkOf(resume)
+	}
+	var mid []*Message
+	first := ca // the first chunk rebuilt
+	if ca < nc {
+		if j-st.pos[ca].msg+len(fresh) < chunkSize/2 && ca > 0 {
+			first = ca - 1 // a short rebuilt chunk joins the one before it
+			mid = append(mid, st.chunkMessages(first)...)
+		}
+		mid = append(mid, st.chunkMessages(ca)[:j-st.pos[ca].msg]...)
+	}
+	mid = append(mid, fresh...)
+	keepFrom := cb // the first chunk kept after the rebuilt ones
+	var rest *msgChunk
+	var restPos chunkPos
+	if cb < nc && st.pos[cb].msg < resume {
+		keepFrom = cb + 1
+		p, stored := st.pos[cb], st.chunks[cb].msgs[resume-st.pos[cb].msg:]
+		if len(stored) > chunkSize/2 {
+			// A long rest of the chunk stays as it is stored, moved.
+			rest, restPos = newChunk(stored), chunkPos{delta: p.delta + delta, dIndex: p.dIndex + dIndex}
+		} else {
+			mid = appendShifted(mid, st.chunkMessages(cb)[resume-p.msg:], delta, dIndex)
+		}
+	}
+
+	chunks := make([]*msgChunk, 0, nc+len(mid)/chunkSize+2)
+	pos := make([]chunkPos, 0, cap(chunks))
+	chunks = append(chunks, st.chunks[:first]...)
+	pos = append(pos, st.pos[:first]...)
+	for len(mid) > 0 {
+		n := len(mid)
+		if n >= 2*chunkSize {
+			n = chunkSize
+		}
+		chunks = append(chunks, newChunk(mid[:n:n]))
+		pos = append(pos, chunkPos{})
+		mid = mid[n:]
+	}
+	if rest != nil {
+		chunks = append(chunks, rest)
+		pos = append(pos, restPos)
+	}
+	for k := keepFrom; k < nc; k++ {
+		p := st.pos[k]
+		p.delta += delta
+		p.dIndex += dIndex
+		chunks = append(chunks, st.chunks[k])
+		pos = append(pos, p)
+	}
+	out := newStoreOf(chunks, pos)
+	// Chunks that did not move keep the messages this snapshot copied.
+	for k := 0; k < first; k++ {
+		out.live[k].Store(st.live[k].Load())
+	}
+	if delta == 0 && dIndex == 0 {
+		for k := keepFrom; k < nc; k++ {
+			out.live[len(chunks)-(nc-k)].Store(st.live[k].Load())
+		}
+	}
+	return out
+}
