@@ -24,6 +24,7 @@ const (
 // the client and wait: the reply could only arrive through this same loop.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s.conn.CompareAndSwap(nil, conn)
+	req.Params = s.frames.Load().Unstash(req.Params) // first: every stashed frame is taken once
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in handler", zap.String("method", req.Method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))

@@ -49,6 +49,8 @@ type Server struct {
 	// conn is set by the first Handle call: jsonrpc2 starts reading inside
 	// NewConn, before Serve could assign its result.
 	conn atomic.Pointer[jsonrpc2.Conn]
+	// stream holds the params of large frames until Handle takes them.
+	frames atomic.Pointer[framing.Stream]
 	// baseCtx is cancelled when the connection ends; tools run under it.
 	baseCtx context.Context
 	stop    context.CancelFunc
@@ -141,6 +143,7 @@ func (s *Server) Serve(rwc io.ReadWriteCloser) int {
 			s.log.Warn("connection ended without shutdown; exiting with code 1", zap.String("why", reason))
 		}
 	})
+	s.frames.Store(stream)
 	conn := jsonrpc2.NewConn(s.baseCtx, stream, s)
 	s.conn.Store(conn)
 	select {

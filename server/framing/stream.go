@@ -16,7 +16,7 @@ import (
 // cannot make the server allocate without end.
 const maxFrameBytes = 256 << 20
 
-// resilientStream is a Content-Length framed jsonrpc2.ObjectStream that
+// Stream is a Content-Length framed jsonrpc2.ObjectStream that
 // survives bad input. sourcegraph/jsonrpc2 closes the connection on any read
 // error, so a malformed frame must never surface as one: broken JSON is
 // answered with a Parse error (-32700), a frame that is not a request or
@@ -26,7 +26,7 @@ const maxFrameBytes = 256 << 20
 // `Content-Length:` header wherever it appears: a wrong length leaves the
 // rest of a body, without a line break, in front of the next header, or
 // swallows the beginning of the next frame.
-type resilientStream struct {
+type Stream struct {
 	in  *frameReader
 	w   io.Writer
 	c   io.Closer
@@ -36,22 +36,24 @@ type resilientStream struct {
 	onEnd      func(reason string)
 	// partial counts the bytes of the frame being read (0 between frames).
 	partial int
+	// held are the params of large frames, until the handler takes them.
+	held stash
 }
 
 // NewStream frames messages over rwc; onBadInput (may be nil) hears about
 // every frame dropped and why, onEnd (may be nil) why the input ended —
 // cleanly between messages, or in the middle of one.
-func NewStream(rwc io.ReadWriteCloser, onBadInput, onEnd func(string)) jsonrpc2.ObjectStream {
+func NewStream(rwc io.ReadWriteCloser, onBadInput, onEnd func(string)) *Stream {
 	s := newResilientStream(rwc, onBadInput)
 	s.onEnd = onEnd
 	return s
 }
 
-func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *resilientStream {
-	return &resilientStream{in: newFrameReader(rwc), w: rwc, c: rwc, onBadInput: onBadInput}
+func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *Stream {
+	return &Stream{in: newFrameReader(rwc), w: rwc, c: rwc, onBadInput: onBadInput}
 }
 
-func (s *resilientStream) WriteObject(obj interface{}) error {
+func (s *Stream) WriteObject(obj interface{}) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return err
@@ -65,9 +67,9 @@ func (s *resilientStream) WriteObject(obj interface{}) error {
 	return err
 }
 
-func (s *resilientStream) Close() error { return s.c.Close() }
+func (s *Stream) Close() error { return s.c.Close() }
 
-func (s *resilientStream) ReadObject(v interface{}) error {
+func (s *Stream) ReadObject(v interface{}) error {
 	for {
 		body, err := s.readFrame()
 		if err != nil {
@@ -77,7 +79,9 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 			s.ended(err)
 			return err
 		}
-		if err := json.Unmarshal(body, v); err != nil {
+		light, stashed := s.lighten(body)
+		if err := json.Unmarshal(light, v); err != nil {
+			s.held.take(stashed) // no handler will ask for them
 			s.reject(idOf(body), jsonrpc2.CodeInvalidRequest, "invalid request: "+err.Error())
 			continue
 		}
@@ -87,7 +91,7 @@ func (s *resilientStream) ReadObject(v interface{}) error {
 
 // ended says why the input ended: cleanly between messages, or in the
 // middle of one (then what arrived of it is lost, and the log says so).
-func (s *resilientStream) ended(err error) {
+func (s *Stream) ended(err error) {
 	if s.onEnd == nil {
 		return
 	}
@@ -106,7 +110,7 @@ var errBadFrame = fmt.Errorf("bad frame")
 
 // readFrame reads one header block and its body. It returns valid JSON or
 // errBadFrame (already answered); any other error ends the stream.
-func (s *resilientStream) readFrame() ([]byte, error) {
+func (s *Stream) readFrame() ([]byte, error) {
 	s.partial = 0
 	length, err := s.readHeaders()
 	if err != nil {
@@ -136,7 +140,7 @@ func (s *resilientStream) readFrame() ([]byte, error) {
 // returns the Content-Length, -1 when missing or invalid. The last
 // `Content-Length:` in the block wins, wherever it stands in its line: bytes
 // before it are the tail of a broken frame (reported, not answered twice).
-func (s *resilientStream) readHeaders() (int, error) {
+func (s *Stream) readHeaders() (int, error) {
 	length := -1
 	sawHeader := false
 	for {
@@ -169,7 +173,7 @@ func (s *resilientStream) readHeaders() (int, error) {
 // cannot occur inside valid JSON, so the declared length was too long and a
 // new frame starts there. Memory grows with the bytes that arrive, never
 // with the declared length alone.
-func (s *resilientStream) readBody(length int) (body []byte, resync int, err error) {
+func (s *Stream) readBody(length int) (body []byte, resync int, err error) {
 	body = make([]byte, 0, min(length, 64<<10))
 	scanned := 0
 	for len(body) < length {
@@ -192,14 +196,14 @@ func (s *resilientStream) readBody(length int) (body []byte, resync int, err err
 	return body, -1, nil
 }
 
-func (s *resilientStream) report(reason string) {
+func (s *Stream) report(reason string) {
 	if s.onBadInput != nil {
 		s.onBadInput(reason)
 	}
 }
 
 // reject answers a frame that cannot be handled; id is null when unknown.
-func (s *resilientStream) reject(id *jsonrpc2.ID, code int64, msg string) {
+func (s *Stream) reject(id *jsonrpc2.ID, code int64, msg string) {
 	s.report(msg)
 	resp := map[string]any{"jsonrpc": "2.0", "id": nil, "error": &jsonrpc2.Error{Code: code, Message: msg}}
 	if id != nil {
