@@ -66,8 +66,14 @@ func appendChunks(chunks []lineChunk, t *pieceText, from, to, firstLine int, atE
 	cur := lineChunk{firstLine: firstLine, base: from, starts: make([]int32, 1, min(lineChunkSize, 64))}
 	pos := from
 	for s := range t.parts(from, to) {
+		// Most texts have no "\r": then a line break is a "\n", found by the
+		// much faster single-byte search.
+		find := indexLineBreak
+		if strings.IndexByte(s, '\r') < 0 {
+			find = indexNewline
+		}
 		for rest := s; ; {
-			i := strings.IndexAny(rest, "\r\n")
+			i := find(rest)
 			if i < 0 {
 				break
 			}
@@ -91,6 +97,9 @@ func appendChunks(chunks []lineChunk, t *pieceText, from, to, firstLine int, atE
 	}
 	return append(chunks, cur)
 }
+
+func indexLineBreak(s string) int { return strings.IndexAny(s, "\r\n") }
+func indexNewline(s string) int   { return strings.IndexByte(s, '\n') }
 
 // LineCount is the number of lines; an empty text and a text ending in a
 // newline both count the (empty) last line.
