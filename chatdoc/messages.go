@@ -1,6 +1,7 @@
 package chatdoc
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -49,15 +50,37 @@ type messageStore struct {
 	live                   []atomic.Pointer[[]*Message] // a moved chunk's messages in this snapshot, once copied
 	count, nUses, nResults int
 
-	allOnce     sync.Once
-	all         []*Message
-	usesOnce    sync.Once
-	uses        []*ToolUse
-	resultsOnce sync.Once
-	results     []*ToolResult
-	diagsOnce   sync.Once
-	diags       []Diagnostic
+	all       lazyList[*Message]
+	uses      lazyList[*ToolUse]
+	results   lazyList[*ToolResult]
+	diagsOnce sync.Once
+	diags     []Diagnostic
 }
+
+// lazyList is a document-wide list built on first use, or handed over by
+// the snapshot before when an edit leaves it nearly the same.
+type lazyList[T any] struct {
+	once sync.Once
+	v    atomic.Pointer[[]T]
+}
+
+func (l *lazyList[T]) get(build func() []T) []T {
+	l.once.Do(func() {
+		v := build()
+		l.v.Store(&v)
+	})
+	return *l.v.Load()
+}
+
+// built is the list if it was built already.
+func (l *lazyList[T]) built() ([]T, bool) {
+	if p := l.v.Load(); p != nil {
+		return *p, true
+	}
+	return nil, false
+}
+
+func (l *lazyList[T]) set(v []T) { l.get(func() []T { return v }) }
 
 // newMessageStore stores the messages of a full parse.
 func newMessageStore(msgs []*Message) *messageStore {
@@ -149,39 +172,39 @@ func (st *messageStore) indexAt(offset int) int {
 }
 
 func (st *messageStore) messages() []*Message {
-	st.allOnce.Do(func() {
+	return st.all.get(func() []*Message {
 		if len(st.chunks) == 1 {
-			st.all = st.chunkMessages(0)
-			return
+			return st.chunkMessages(0)
 		}
+		var all []*Message
 		if st.count > 0 {
-			st.all = make([]*Message, 0, st.count)
+			all = make([]*Message, 0, st.count)
 		}
 		for k := range st.chunks {
-			st.all = append(st.all, st.chunkMessages(k)...)
+			all = append(all, st.chunkMessages(k)...)
 		}
+		return all
 	})
-	return st.all
 }
 
 func (st *messageStore) toolUses() []*ToolUse {
-	st.usesOnce.Do(func() {
-		st.uses = make([]*ToolUse, 0, st.nUses)
+	return st.uses.get(func() []*ToolUse {
+		uses := make([]*ToolUse, 0, st.nUses)
 		for _, m := range st.messages() {
-			st.uses = append(st.uses, m.ToolUses...)
+			uses = append(uses, m.ToolUses...)
 		}
+		return uses
 	})
-	return st.uses
 }
 
 func (st *messageStore) toolResults() []*ToolResult {
-	st.resultsOnce.Do(func() {
-		st.results = make([]*ToolResult, 0, st.nResults)
+	return st.results.get(func() []*ToolResult {
+		results := make([]*ToolResult, 0, st.nResults)
 		for _, m := range st.messages() {
-			st.results = append(st.results, m.ToolResults...)
+			results = append(results, m.ToolResults...)
 		}
+		return results
 	})
-	return st.results
 }
 
 // toolUse is the document's i-th tool use, copying at most one chunk.
@@ -293,5 +316,66 @@ func (st *messageStore) splice(j, resume int, fresh []*Message, delta int) *mess
 			out.live[len(chunks)-(nc-k)].Store(st.live[k].Load())
 		}
 	}
+	if resume == st.count || delta == 0 && dIndex == 0 {
+		out.inheritLists(st, j, resume, fresh) // nothing after the edit moved
+	}
 	return out
+}
+
+// inheritLists gives out, made from st by replacing messages [j, resume)
+// with fresh and moving nothing after them, the document-wide lists st has
+// built: the same list when the entries are the same pointers (typing in
+// prose reuses the tool nodes, reuse.go), else one spliced from st's.
+func (out *messageStore) inheritLists(st *messageStore, j, resume int, fresh []*Message) {
+	if all, ok := st.all.built(); ok {
+		if resume-j == len(fresh) && slices.Equal(all[j:resume], fresh) {
+			out.all.set(all)
+		} else {
+			out.all.set(slices.Concat(all[:j], fresh, all[resume:]))
+		}
+	}
+	if uses, ok := st.uses.built(); ok {
+		out.uses.set(spliceList(uses, j, resume, fresh, func(m *Message) []*ToolUse { return m.ToolUses },
+			func(u *ToolUse) int { return u.Message }))
+	}
+	if results, ok := st.results.built(); ok {
+		out.results.set(spliceList(results, j, resume, fresh, func(m *Message) []*ToolResult { return m.ToolResults },
+			func(r *ToolResult) int { return r.Message }))
+	}
+}
+
+// spliceList is a document-wide list (tool uses or results) with the
+// entries of messages [j, resume) replaced by those of fresh: old itself
+// when they are the same pointers.
+func spliceList[T any](old []*T, j, resume int, fresh []*Message, of func(*Message) []*T, msg func(*T) int) []*T {
+	a := sort.Search(len(old), func(i int) bool { return msg(old[i]) >= j })
+	b := sort.Search(len(old), func(i int) bool { return msg(old[i]) >= resume })
+	n := 0
+	for _, m := range fresh {
+		n += len(of(m))
+	}
+	if n == b-a && sameEntries(old[a:b], fresh, of) {
+		return old
+	}
+	out := make([]*T, 0, len(old)-(b-a)+n)
+	out = append(out, old[:a]...)
+	for _, m := range fresh {
+		out = append(out, of(m)...)
+	}
+	return append(out, old[b:]...)
+}
+
+// sameEntries reports whether the fresh messages hold exactly the entries
+// (pointers) of old, in order (see reuseNodes).
+func sameEntries[T any](old []*T, fresh []*Message, of func(*Message) []*T) bool {
+	i := 0
+	for _, m := range fresh {
+		for _, e := range of(m) {
+			if old[i] != e {
+				return false
+			}
+			i++
+		}
+	}
+	return true
 }
