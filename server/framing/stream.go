@@ -185,6 +185,13 @@ func (s *Stream) readBody(length int) (body []byte, resync int, err error) {
 			s.partial += len(body)
 			return nil, -1, err
 		}
+		if len(body)+len(chunk) > cap(body) {
+			// Grow by doubling, but never past the declared length: the
+			// last step of a 10 MB body allocates 10 MB, not 16.
+			grown := make([]byte, len(body), min(length, max(2*cap(body), len(body)+len(chunk))))
+			copy(grown, body)
+			body = grown
+		}
 		body = append(body, chunk...)
 		// Rescan a little before the new bytes: a header may straddle chunks.
 		from := max(0, scanned-len(headerName)-2*headerSlack)
