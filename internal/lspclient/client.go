@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -70,6 +72,8 @@ type Client struct {
 	conn  *jsonrpc2.Conn
 	cmd   *exec.Cmd
 	stdin io.Closer // the server's stdin, when started by Start
+	// shutdown is set once Shutdown began (quietAfterShutdown).
+	shutdown atomic.Bool
 
 	// sendMu makes "apply to our copy, then send didChange" atomic, as in an
 	// editor: no other change may be sent between the two, or the server
@@ -144,7 +148,7 @@ func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Client 
 	// Messages are handled in order on the read loop, as an editor does: a
 	// $/progress sent before an applyEdit is recorded before it. The handler
 	// never calls the server and waits, so this cannot deadlock.
-	c.conn = jsonrpc2.NewConn(ctx, stream, handler{c})
+	c.conn = jsonrpc2.NewConn(ctx, stream, handler{c}, jsonrpc2.SetLogger(quietAfterShutdown{c}))
 	go func() {
 		<-c.conn.DisconnectNotify()
 		c.mu.Lock()
@@ -206,8 +210,20 @@ func (c *Client) Initialize(ctx context.Context) (map[string]any, error) {
 	return result, c.conn.Notify(ctx, "initialized", map[string]any{})
 }
 
+// quietAfterShutdown logs what jsonrpc2 reports, except after Shutdown:
+// then exec.Cmd.Wait closes the server's stdout under the read loop, and
+// "file already closed" is expected.
+type quietAfterShutdown struct{ c *Client }
+
+func (q quietAfterShutdown) Printf(format string, v ...any) {
+	if !q.c.shutdown.Load() {
+		log.Printf(format, v...)
+	}
+}
+
 // Shutdown sends shutdown and exit and waits for the process to end.
 func (c *Client) Shutdown(ctx context.Context) error {
+	c.shutdown.Store(true)
 	_ = c.conn.Call(ctx, "shutdown", nil, nil)
 	_ = c.conn.Notify(ctx, "exit", nil)
 	if c.cmd != nil {
