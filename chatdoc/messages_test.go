@@ -1,0 +1,58 @@
+package chatdoc
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMovedChunksReadConcurrently: snapshots are read from several
+// goroutines at once (diagnostics, requests). A moved chunk is copied on
+// first read; every reader must get the same copy, so pointers stay stable
+// within a snapshot (run with -race).
+func TestMovedChunksReadConcurrently(t *testing.T) {
+	saved := chunkSize
+	chunkSize = 4
+	defer func() { chunkSize = saved }()
+	var b strings.Builder
+	for i := range 60 {
+		b.WriteString("@You:\nrun it\n\n@Assistant:\n**Tool Use:** `bash` (`id" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + "`)\n\n```json\n{\"command\":\"true\"}\n```\n\n")
+	}
+	doc := Parse(b.String())
+	next := doc.Replace(Span{7, 7}, "x") // inside the first message: every later chunk moves
+	if next.store.pos[len(next.store.pos)-1].delta != 1 {
+		t.Fatalf("the last chunk did not move by one byte: %+v", next.store.pos[len(next.store.pos)-1])
+	}
+	const readers = 8
+	got := make([][]*Message, readers)
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Go(func() {
+			switch r % 4 {
+			case 0:
+				got[r] = next.Messages()
+			case 1:
+				for i := range next.MessageCount() {
+					got[r] = append(got[r], next.Message(i))
+				}
+			case 2:
+				for i := next.MessageCount() - 1; i >= 0; i-- {
+					got[r] = append([]*Message{next.Message(i)}, got[r]...)
+				}
+			default:
+				_ = next.ToolUses()
+				_ = next.Diagnostics()
+				got[r] = next.MessageRange(0, next.MessageCount())
+			}
+		})
+	}
+	wg.Wait()
+	for r := 1; r < readers; r++ {
+		for i := range got[0] {
+			if got[r][i] != got[0][i] {
+				t.Fatalf("reader %d got another copy of message %d", r, i)
+			}
+		}
+	}
+	assertSameDoc(t, next, Parse(next.Text()))
+}
