@@ -82,13 +82,25 @@ type ToolUse struct {
 	IDSpan     Span // ID inside the backticks
 	Fence      *Fence
 	RawInput   string         // fence content, verbatim
-	Input      map[string]any // decoded JSON object; nil when invalid
+	ZZInputField      map[string]any // decoded JSON object; nil when invalid
 	InputError string         // non-empty when the input did not parse
 	Message    int            // index into Document.Messages
 }
 
 // Valid reports whether the call parsed completely (closed fence, JSON object).
-func (u *ToolUse) Valid() bool { return u.Input != nil && u.InputError == "" }
+func (u *ToolUse) Valid() bool { return u.InputError == "" && u.Fence != nil }
+
+// Input is RawInput decoded, a new map on every call (callers may change
+// it); nil when the input is not a JSON object. Decoding on demand keeps
+// snapshots small: a 10 MB conversation holds 11,500 inputs, and most are
+// never looked at after the parse checked them.
+func (u *ToolUse) Input() map[string]any {
+	if !u.Valid() {
+		return nil
+	}
+	obj, _ := decodeObject(u.RawInput)
+	return obj
+}
 
 // ToolResult is a `**Tool Result:**` block inside a You message.
 type ToolResult struct {

@@ -95,7 +95,7 @@ func TestCorpusExpectations(t *testing.T) {
 	t.Run("01 pending bash in the fence dialect", func(t *testing.T) {
 		d := parseCorpus(t, "01-pending-bash")
 		r := d.ToolResult("toolu_01A")
-		if r == nil || r.Status != StatusPending || r.Dialect != DialectFence || d.ToolUse("toolu_01A").Input["command"] != "go test ./..." {
+		if r == nil || r.Status != StatusPending || r.Dialect != DialectFence || d.ToolUse("toolu_01A").Input()["command"] != "go test ./..." {
 			t.Fatalf("got %+v", r)
 		}
 		if len(d.Diagnostics()) != 0 {
@@ -137,7 +137,7 @@ func TestCorpusExpectations(t *testing.T) {
 		if !strings.Contains(d.ToolResult("toolu_r2").Content, "@Assistant:\nthis line is inside") {
 			t.Fatal("fenced @Assistant: line split the message")
 		}
-		if !strings.Contains(d.ToolUse("toolu_w1").Input["content"].(string), "```go") {
+		if !strings.Contains(d.ToolUse("toolu_w1").Input()["content"].(string), "```go") {
 			t.Fatal("4-backtick tool-use fence not read")
 		}
 		if n := len(d.Messages()[4].Fences); n != 0 {

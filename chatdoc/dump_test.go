@@ -49,7 +49,7 @@ func dump(d *Document) string {
 		for _, u := range m.ToolUses {
 			fmt.Fprintf(&b, "  tool use %s name %q %s id %q %s", rng(u.Span), u.Name, rng(u.NameSpan), u.ID, rng(u.IDSpan))
 			if u.Valid() {
-				in, _ := json.Marshal(u.Input)
+				in, _ := json.Marshal(u.Input())
 				fmt.Fprintf(&b, " input %s\n", in)
 			} else {
 				fmt.Fprintf(&b, " INVALID %q\n", u.InputError)

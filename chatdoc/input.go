@@ -2,6 +2,7 @@ package chatdoc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,18 +18,15 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 		s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
 	}
-	if obj, ok := decodeJSONObject(u.RawInput); ok {
-		u.Input = obj
-		return
+	if isJSONObject(u.RawInput) {
+		return // decoded when asked for (ToolUse.Input)
 	}
-	var obj map[string]any
-	err := json.Unmarshal([]byte(u.RawInput), &obj)
-	if err == nil && obj != nil {
-		u.Input = obj
+	_, err := decodeObject(u.RawInput) // the slow path, and its error text
+	if err == nil {
 		return
 	}
 	var v any
-	if err == nil || json.Unmarshal([]byte(u.RawInput), &v) == nil {
+	if json.Unmarshal([]byte(u.RawInput), &v) == nil {
 		u.InputError = "expected a JSON object, got " + jsonKind(v)
 		s.addDiag(diag(span, SeverityError, CodeToolInputNotObject, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
@@ -40,6 +38,25 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	}
 	s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 }
+
+// decodeObject decodes a JSON object: with chatdoc's fast reader, or
+// encoding/json where that one gives up. err is nil exactly when raw is an
+// object; for other valid JSON it is errNotObject.
+func decodeObject(raw string) (map[string]any, error) {
+	if obj, ok := decodeJSONObject(raw); ok {
+		return obj, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errNotObject
+	}
+	return obj, nil
+}
+
+var errNotObject = errors.New("not a JSON object")
 
 // InputMaxNesting bounds how deeply a tool input may nest objects and
 // arrays. Real inputs nest a few levels; a deeper one is refused as

@@ -16,7 +16,18 @@ import (
 // texts are part of the diagnostics. FuzzDecodeJSONObject holds the two to
 // the same results.
 func decodeJSONObject(s string) (map[string]any, bool) {
-	d := jsonDecoder{s: s}
+	return (&jsonDecoder{s: s}).topObject()
+}
+
+// isJSONObject is decodeJSONObject's verdict without building the values:
+// the parse checks every input, and ToolUse.Input decodes one when asked.
+func isJSONObject(s string) bool {
+	_, ok := (&jsonDecoder{s: s, discard: true}).topObject()
+	return ok
+}
+
+func (d *jsonDecoder) topObject() (map[string]any, bool) {
+	s := d.s
 	d.space()
 	if d.i >= len(s) || s[d.i] != '{' {
 		return nil, false
@@ -35,8 +46,9 @@ func decodeJSONObject(s string) (map[string]any, bool) {
 const jsonMaxNesting = 10000
 
 type jsonDecoder struct {
-	s string
-	i int
+	s       string
+	i       int
+	discard bool // check the syntax and ranges only: no maps, lists or strings kept
 }
 
 func (d *jsonDecoder) space() {
@@ -86,7 +98,10 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 		return nil, false
 	}
 	d.i++ // '{'
-	m := make(map[string]any)
+	var m map[string]any
+	if !d.discard {
+		m = make(map[string]any)
+	}
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
@@ -109,7 +124,9 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[key] = v
+		if !d.discard {
+			m[key] = v
+		}
 		if d.space(); d.i >= len(d.s) {
 			return nil, false
 		}
@@ -130,7 +147,10 @@ func (d *jsonDecoder) array(depth int) (any, bool) {
 		return nil, false
 	}
 	d.i++ // '['
-	list := make([]any, 0)
+	var list []any
+	if !d.discard {
+		list = make([]any, 0)
+	}
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == ']' {
 		d.i++
@@ -141,7 +161,9 @@ func (d *jsonDecoder) array(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		list = append(list, v)
+		if !d.discard {
+			list = append(list, v)
+		}
 		if d.space(); d.i >= len(d.s) {
 			return nil, false
 		}

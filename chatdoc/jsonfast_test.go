@@ -19,6 +19,9 @@ func stdDecode(s string) (map[string]any, bool) {
 func checkJSONAgrees(t *testing.T, s string) {
 	t.Helper()
 	got, ok := decodeJSONObject(s)
+	if checked := isJSONObject(s); checked != ok {
+		t.Fatalf("%q: isJSONObject says %v, decodeJSONObject %v", s, checked, ok)
+	}
 	want, wantOK := stdDecode(s)
 	if ok && (!wantOK || !reflect.DeepEqual(got, want)) {
 		t.Fatalf("%q: decoded %#v (ok), encoding/json gives %#v (ok=%v)", s, got, want, wantOK)

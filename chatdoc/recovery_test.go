@@ -52,7 +52,7 @@ func TestUnclosedToolUseFenceEndsAtToolHeader(t *testing.T) {
 	if len(d.ToolUses()) != 2 || d.ToolUse("t1").Valid() || !d.ToolUse("t2").Valid() {
 		t.Fatalf("tool uses %+v", d.ToolUses())
 	}
-	if d.ToolUse("t2").Input["command"] != "pwd" || strings.Contains(d.ToolUse("t1").RawInput, "t2") {
+	if d.ToolUse("t2").Input()["command"] != "pwd" || strings.Contains(d.ToolUse("t1").RawInput, "t2") {
 		t.Fatalf("t1 input %q", d.ToolUse("t1").RawInput)
 	}
 	if len(diagsWithCode(d, CodeOrphanResult)) != 0 || len(diagsWithCode(d, CodeToolUseUnclosedFence)) != 1 {

@@ -41,12 +41,11 @@ func reuseNodes(old, fresh *Message) {
 	}
 }
 
-// sameToolUse: equal fields; Input is decoded from RawInput, so equal
-// RawInput and InputError mean an equal Input.
+// sameToolUse: equal fields (Input is decoded from RawInput).
 func sameToolUse(a, b *ToolUse) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Span == b.Span && a.HeaderSpan == b.HeaderSpan &&
 		a.NameSpan == b.NameSpan && a.IDSpan == b.IDSpan && a.Fence == b.Fence && a.RawInput == b.RawInput &&
-		a.InputError == b.InputError && (a.Input == nil) == (b.Input == nil) && a.Message == b.Message
+		a.InputError == b.InputError && a.Message == b.Message
 }
 
 func sameToolResult(a, b *ToolResult) bool {

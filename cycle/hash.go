@@ -15,8 +15,8 @@ import (
 // same value.
 func InputHash(u *chatdoc.ToolUse) string {
 	var data []byte
-	if u.Input != nil {
-		data, _ = json.Marshal(u.Input)
+	if input := u.Input(); input != nil {
+		data, _ = json.Marshal(input)
 	} else {
 		data = []byte(u.RawInput)
 	}

@@ -36,7 +36,7 @@ func TestResponseReadsBack(t *testing.T) {
 		t.Fatalf("messages %+v", doc.Messages())
 	}
 	a := doc.Messages()[1]
-	if len(a.ToolUses) != 2 || a.ToolUses[1].Name != "fs:read_file" || a.ToolUses[1].Input["path"] != "a```b" {
+	if len(a.ToolUses) != 2 || a.ToolUses[1].Name != "fs:read_file" || a.ToolUses[1].Input()["path"] != "a```b" {
 		t.Fatalf("tool uses %+v", a.ToolUses)
 	}
 	if len(a.Thinking) != 3 || a.Thinking[0].Signature().Value != "sig==" || !a.Thinking[1].Redacted() ||

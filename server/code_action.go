@@ -84,7 +84,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 	case cycle.ActAlwaysAllow:
 		path := uriToPath(snap.uri)
 		root := s.workspaceRoot(path)
-		rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input, DocPath: path, WorkspaceRoot: root})
+		rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input(), DocPath: path, WorkspaceRoot: root})
 		if rule == "" {
 			return codeAction{}, false
 		}

@@ -169,7 +169,7 @@ func (s *Server) facts(ds *docState, doc *chatdoc.Document, logSource string) cy
 			return s.decide(ds, doc, u, logSource)
 		},
 		Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) },
-		Invalid: func(u *chatdoc.ToolUse) string { return onTarget.InvalidInput(u.Name, u.Input) },
+		Invalid: func(u *chatdoc.ToolUse) string { return onTarget.InvalidInput(u.Name, u.Input()) },
 	}
 }
 

@@ -131,7 +131,7 @@ func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatd
 // preview is the one-line description of a call (SPEC §3 formats), naming
 // the target it runs on (`bash@build: $ make test`, SPEC §8).
 func (s *Server) preview(t *tools.TargetEnv, u *chatdoc.ToolUse, maxLen int) string {
-	return s.previewCall(t, u.Name, u.Input, maxLen)
+	return s.previewCall(t, u.Name, u.Input(), maxLen)
 }
 
 func (s *Server) previewCall(t *tools.TargetEnv, name string, input map[string]any, maxLen int) string {

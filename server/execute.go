@@ -77,7 +77,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 			if !ok || u == nil {
 				return tools.Call{}, "", "", v, false
 			}
-			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input}, cycle.InputHash(u), by, v, true
+			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)

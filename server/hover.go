@@ -21,7 +21,7 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	if u == nil {
 		return s.answerHover(ds, doc, offset, snap)
 	}
-	info := surface.HoverInfo{Input: u.Input, RawInput: u.RawInput, Status: "no result yet"}
+	info := surface.HoverInfo{Input: u.Input(), RawInput: u.RawInput, Status: "no result yet"}
 	var target *tools.TargetEnv
 	if ds != nil {
 		target = s.targetFor(ds, doc)
@@ -41,7 +41,7 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	}
 	if ds != nil && (r == nil || r.IsPlaceholder()) {
 		effCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		info.Effect = s.registry.Effect(effCtx, tools.Call{ID: u.ID, Name: u.Name, Input: u.Input}, s.toolEnv(ds))
+		info.Effect = s.registry.Effect(effCtx, tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, s.toolEnv(ds))
 		cancel()
 	}
 	if ds != nil {

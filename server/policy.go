@@ -29,7 +29,7 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	ctx, cancel := context.WithTimeout(s.baseCtx, decisionTimeout)
 	defer cancel()
 	v := engine.Decide(ctx, approval.Call{
-		ID: u.ID, Tool: u.Name, Input: u.Input,
+		ID: u.ID, Tool: u.Name, Input: u.Input(),
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
 	// Never run unsandboxed under a policy that assumed a sandbox: with

@@ -65,8 +65,9 @@ func (m *validationMemo) putLocked(k memoKey, v []ValidationError) {
 // ValidateText is Validate for an input whose JSON text is at hand, with
 // the verdict remembered by that text (see validationMemo): for editor
 // diagnostics, which validate every input of a document after each change.
-// The result is shared between calls: do not modify it.
-func (r *Registry) ValidateText(name, text string, input map[string]any) []ValidationError {
+// input decodes the text, and is called only when the verdict is not
+// remembered. The result is shared between calls: do not modify it.
+func (r *Registry) ValidateText(name, text string, input func() map[string]any) []ValidationError {
 	cs, errs, ok := r.compiled(name)
 	if !ok {
 		return errs
@@ -75,7 +76,7 @@ func (r *Registry) ValidateText(name, text string, input map[string]any) []Valid
 	if v, hit := cs.memo.get(k); hit {
 		return v
 	}
-	v := cs.validate(input)
+	v := cs.validate(input())
 	cs.memo.put(k, v)
 	return v
 }

@@ -27,8 +27,13 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := reg.Validate(in.tool, input)
-			if diff := cmp.Diff(want, reg.ValidateText(in.tool, in.text, input)); diff != "" {
+			decoded := false
+			got := reg.ValidateText(in.tool, in.text, func() map[string]any { decoded = true; return input })
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: %s %s (-Validate +ValidateText):\n%s", round, in.tool, in.text, diff)
+			}
+			if decoded && round == "remembered" {
+				t.Errorf("%s %s: the input was decoded although the verdict was remembered", in.tool, in.text)
 			}
 		}
 	}
@@ -39,13 +44,13 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 	// are validated again, and still agree.
 	for i := range 2*memoGeneration + 10 {
 		text := fmt.Sprintf(`{"command":"echo %d"}`, i)
-		reg.ValidateText("bash", text, map[string]any{"command": fmt.Sprintf("echo %d", i)})
+		reg.ValidateText("bash", text, func() map[string]any { return map[string]any{"command": fmt.Sprintf("echo %d", i)} })
 	}
 	check("after rollover")
 
 	// The same text under a changed schema is judged by the new schema.
 	text := `{"command":"ls"}`
-	input := map[string]any{"command": "ls"}
+	input := func() map[string]any { return map[string]any{"command": "ls"} }
 	if errs := reg.ValidateText("bash", text, input); len(errs) != 0 {
 		t.Fatalf("valid under the built-in schema: %v", errs)
 	}
@@ -64,8 +69,9 @@ func BenchmarkValidateTextHit(b *testing.B) {
 	if err := json.Unmarshal([]byte(text), &input); err != nil {
 		b.Fatal(err)
 	}
-	reg.ValidateText("bash", text, input)
+	decode := func() map[string]any { return input }
+	reg.ValidateText("bash", text, decode)
 	for b.Loop() {
-		reg.ValidateText("bash", text, input)
+		reg.ValidateText("bash", text, decode)
 	}
 }

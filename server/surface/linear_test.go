@@ -53,7 +53,7 @@ func answers(reg ToolInfo) map[string]func(doc *chatdoc.Document) {
 		"semantic tokens": func(doc *chatdoc.Document) { SemanticTokens(doc, chatdoc.UTF16) },
 		"hover": func(doc *chatdoc.Document) {
 			for _, u := range doc.ToolUses() {
-				HoverMarkdown(HoverInfo{Tool: tools.Definition{Name: u.Name}, Known: true, Input: u.Input, RawInput: u.RawInput})
+				HoverMarkdown(HoverInfo{Tool: tools.Definition{Name: u.Name}, Known: true, Input: u.Input(), RawInput: u.RawInput})
 			}
 		},
 	}

@@ -22,7 +22,7 @@ type ToolInfo interface {
 	Lookup(name string) (tools.Tool, bool)
 	// ValidateText validates input, whose JSON text is text (verdicts may
 	// be remembered by the text: a keystroke re-validates only what changed).
-	ValidateText(name, text string, input map[string]any) []tools.ValidationError
+	ValidateText(name, text string, input func() map[string]any) []tools.ValidationError
 	Suggest(name string) string
 }
 
