@@ -81,10 +81,9 @@ type ToolUse struct {
 	NameSpan   Span // NAME inside the backticks
 	IDSpan     Span // ID inside the backticks
 	Fence      *Fence
-	RawInput   string         // fence content, verbatim
-	ZZInputField      map[string]any // decoded JSON object; nil when invalid
-	InputError string         // non-empty when the input did not parse
-	Message    int            // index into Document.Messages
+	RawInput   string // fence content, verbatim
+	InputError string // non-empty when the input did not parse
+	Message    int    // index into Document.Messages
 }
 
 // Valid reports whether the call parsed completely (closed fence, JSON object).
