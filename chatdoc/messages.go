@@ -207,8 +207,12 @@ func (st *messageStore) toolResults() []*ToolResult {
 	})
 }
 
-// toolUse is the document's i-th tool use, copying at most one chunk.
+// toolUse is the document's i-th tool use: from the list when it is built,
+// else from its chunk (copying at most that one).
 func (st *messageStore) toolUse(i int) *ToolUse {
+	if uses, ok := st.uses.built(); ok {
+		return uses[i]
+	}
 	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].use > i }) - 1
 	n := i - st.pos[k].use
 	for _, m := range st.chunkMessages(k) {
@@ -220,8 +224,11 @@ func (st *messageStore) toolUse(i int) *ToolUse {
 	panic("chatdoc: tool use index out of range")
 }
 
-// toolResult is the document's i-th tool result, copying at most one chunk.
+// toolResult is the document's i-th tool result, as toolUse.
 func (st *messageStore) toolResult(i int) *ToolResult {
+	if results, ok := st.results.built(); ok {
+		return results[i]
+	}
 	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].result > i }) - 1
 	n := i - st.pos[k].result
 	for _, m := range st.chunkMessages(k) {

@@ -80,3 +80,34 @@ func BenchmarkCodeActionsAtPlaceholder10MB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiagnosticsAfterKeystroke10MB is what the debounced publish
+// computes after one character typed (then deleted): parse, tool, file
+// reference and cycle diagnostics of the new snapshot. "top" types after
+// the second message, so every later message has moved; "end" in the last
+// message.
+func BenchmarkDiagnosticsAfterKeystroke10MB(b *testing.B) {
+	for _, where := range []string{"top", "end"} {
+		b.Run(where, func(b *testing.B) {
+			s, snap := openBig(b)
+			ds := s.docs[snap.uri]
+			doc := snap.doc
+			at := doc.Message(2).Span.Start - 1
+			if where == "end" {
+				at = doc.Len()
+			}
+			s.documentDiagnostics(ds, doc) // the verdicts are remembered, as after the first publish
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				if i%2 == 0 {
+					doc = doc.Replace(chatdoc.Span{Start: at, End: at}, "x")
+				} else {
+					doc = doc.Replace(chatdoc.Span{Start: at, End: at + 1}, "")
+				}
+				b.StartTimer()
+				s.documentDiagnostics(ds, doc)
+			}
+		})
+	}
+}

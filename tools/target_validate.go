@@ -41,13 +41,13 @@ func (o OnTarget) Validate(name string, input map[string]any) []ValidationError 
 }
 
 // ValidateText is Registry.ValidateText with this target's tools.
-func (o OnTarget) ValidateText(name, text string, input func() map[string]any) []ValidationError {
+func (o OnTarget) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
 	if name == "bash" && o.tmux() { // only then may the input need a look first
-		if rest, problem, ok := o.waitInput(name, input()); ok {
+		if rest, problem, ok := o.waitInput(name, decode(text)); ok {
 			return append(o.registryOf(name).Validate(name, rest), problem...)
 		}
 	}
-	return o.registryOf(name).ValidateText(name, text, input)
+	return o.registryOf(name).ValidateText(name, text, decode)
 }
 
 // InvalidInput is Registry.InvalidInput with this target's tools.

@@ -65,9 +65,10 @@ func (m *validationMemo) putLocked(k memoKey, v []ValidationError) {
 // ValidateText is Validate for an input whose JSON text is at hand, with
 // the verdict remembered by that text (see validationMemo): for editor
 // diagnostics, which validate every input of a document after each change.
-// input decodes the text, and is called only when the verdict is not
-// remembered. The result is shared between calls: do not modify it.
-func (r *Registry) ValidateText(name, text string, input func() map[string]any) []ValidationError {
+// decode turns the text into the input, and is called only when the
+// verdict is not remembered. The result is shared between calls: do not
+// modify it.
+func (r *Registry) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
 	cs, errs, ok := r.compiled(name)
 	if !ok {
 		return errs
@@ -76,7 +77,7 @@ func (r *Registry) ValidateText(name, text string, input func() map[string]any) 
 	if v, hit := cs.memo.get(k); hit {
 		return v
 	}
-	v := cs.validate(input())
+	v := cs.validate(decode(text))
 	cs.memo.put(k, v)
 	return v
 }

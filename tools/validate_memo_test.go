@@ -28,7 +28,7 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 			}
 			want := reg.Validate(in.tool, input)
 			decoded := false
-			got := reg.ValidateText(in.tool, in.text, func() map[string]any { decoded = true; return input })
+			got := reg.ValidateText(in.tool, in.text, func(string) map[string]any { decoded = true; return input })
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: %s %s (-Validate +ValidateText):\n%s", round, in.tool, in.text, diff)
 			}
@@ -44,13 +44,13 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 	// are validated again, and still agree.
 	for i := range 2*memoGeneration + 10 {
 		text := fmt.Sprintf(`{"command":"echo %d"}`, i)
-		reg.ValidateText("bash", text, func() map[string]any { return map[string]any{"command": fmt.Sprintf("echo %d", i)} })
+		reg.ValidateText("bash", text, func(string) map[string]any { return map[string]any{"command": fmt.Sprintf("echo %d", i)} })
 	}
 	check("after rollover")
 
 	// The same text under a changed schema is judged by the new schema.
 	text := `{"command":"ls"}`
-	input := func() map[string]any { return map[string]any{"command": "ls"} }
+	input := func(string) map[string]any { return map[string]any{"command": "ls"} }
 	if errs := reg.ValidateText("bash", text, input); len(errs) != 0 {
 		t.Fatalf("valid under the built-in schema: %v", errs)
 	}
@@ -69,7 +69,7 @@ func BenchmarkValidateTextHit(b *testing.B) {
 	if err := json.Unmarshal([]byte(text), &input); err != nil {
 		b.Fatal(err)
 	}
-	decode := func() map[string]any { return input }
+	decode := func(string) map[string]any { return input }
 	reg.ValidateText("bash", text, decode)
 	for b.Loop() {
 		reg.ValidateText("bash", text, decode)

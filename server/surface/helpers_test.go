@@ -62,8 +62,8 @@ func (r *fakeRegistry) Lookup(name string) (tools.Tool, bool) {
 	return nil, false
 }
 
-func (r *fakeRegistry) ValidateText(name, _ string, input func() map[string]any) []tools.ValidationError {
-	return r.validate(name, input())
+func (r *fakeRegistry) ValidateText(name, text string, decode func(string) map[string]any) []tools.ValidationError {
+	return r.validate(name, decode(text))
 }
 
 func (r *fakeRegistry) Suggest(name string) string { return r.suggest[name] }

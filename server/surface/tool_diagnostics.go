@@ -22,7 +22,7 @@ type ToolInfo interface {
 	Lookup(name string) (tools.Tool, bool)
 	// ValidateText validates input, whose JSON text is text (verdicts may
 	// be remembered by the text: a keystroke re-validates only what changed).
-	ValidateText(name, text string, input func() map[string]any) []tools.ValidationError
+	ValidateText(name, text string, decode func(string) map[string]any) []tools.ValidationError
 	Suggest(name string) string
 }
 
@@ -82,7 +82,7 @@ func useDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, uses []*c
 		if !use.Valid() {
 			continue
 		}
-		diags = append(diags, schemaDiagnostics(doc, use, reg.ValidateText(use.Name, use.RawInput, use.Input))...)
+		diags = append(diags, schemaDiagnostics(doc, use, reg.ValidateText(use.Name, use.RawInput, chatdoc.DecodeInput))...)
 	}
 	return diags
 }
