@@ -65,6 +65,9 @@ func docDiff(got, want *Document) string {
 			return fmt.Sprintf("tool result %d differs through the store's lookup", i)
 		}
 	}
+	if diff := storedWalkDiff(got, want); diff != "" {
+		return diff
+	}
 	g, w := *got, *want
 	g.store, w.store = nil, nil
 	g.Lines, w.Lines = nil, nil
@@ -96,4 +99,39 @@ func withTinyPieces(f func()) {
 	}()
 	pieceTarget, pieceMax, pieceMin, windowSlack, chunkSize = 8, 16, 2, 1, 2
 	f()
+}
+
+// storedWalkDiff checks the walks over nodes as stored: every position-free
+// field as in want's placed nodes, in order, with the right indexes.
+func storedWalkDiff(got, want *Document) string {
+	uses, results := want.ToolUses(), want.ToolResults()
+	if got.ToolUseCount() != len(uses) || got.ToolResultCount() != len(results) {
+		return fmt.Sprintf("counts %d/%d, want %d/%d", got.ToolUseCount(), got.ToolResultCount(), len(uses), len(results))
+	}
+	var diff string
+	n := 0
+	got.EachToolUseAsStored(func(i int, u *ToolUse) {
+		w := uses[n]
+		if i != n || u.ID != w.ID || u.Name != w.Name || u.RawInput != w.RawInput || u.InputError != w.InputError ||
+			u.Valid() != w.Valid() || !reflect.DeepEqual(u.Input(), w.Input()) || got.ToolUseIndex(u.ID) != want.ToolUseIndex(w.ID) {
+			diff = fmt.Sprintf("stored tool use %d (%s) differs from the placed one", i, u.ID)
+		}
+		n++
+	})
+	if diff != "" || n != len(uses) {
+		return diff + fmt.Sprintf(" (walked %d of %d tool uses)", n, len(uses))
+	}
+	n = 0
+	got.EachToolResultAsStored(func(i int, r *ToolResult) {
+		w := results[n]
+		if i != n || r.ID != w.ID || r.Status != w.Status || r.Dialect != w.Dialect || r.Content != w.Content ||
+			!reflect.DeepEqual(r.Extra, w.Extra) || got.ToolResultIndex(r.ID) != want.ToolResultIndex(w.ID) {
+			diff = fmt.Sprintf("stored tool result %d (%s) differs from the placed one", i, r.ID)
+		}
+		n++
+	})
+	if diff != "" || n != len(results) {
+		return diff + fmt.Sprintf(" (walked %d of %d tool results)", n, len(results))
+	}
+	return ""
 }

@@ -386,3 +386,61 @@ func sameEntries[T any](old []*T, fresh []*Message, of func(*Message) []*T) bool
 	}
 	return true
 }
+
+// EachToolUseAsStored calls fn with every tool use and its index in
+// document order, as its chunk stores it: ID, Name, RawInput, InputError,
+// Valid and Input are this snapshot's, but Span, the other spans, Fence and
+// Message may still be those of an earlier snapshot (the chunk moved since;
+// copying it is what this walk avoids). ToolUseAt(i) is the placed node,
+// for the few a walk reports on.
+func (d *Document) EachToolUseAsStored(fn func(i int, u *ToolUse)) {
+	i := 0
+	d.store.eachStored(func(m *Message, _ int) {
+		for _, u := range m.ToolUses {
+			fn(i, u)
+			i++
+		}
+	})
+}
+
+// EachToolResultAsStored is EachToolUseAsStored for tool results: ID,
+// Status, Dialect, Extra and Content are this snapshot's; ToolResultAt(i)
+// is the placed node.
+func (d *Document) EachToolResultAsStored(fn func(i int, r *ToolResult)) {
+	i := 0
+	d.store.eachStored(func(m *Message, _ int) {
+		for _, r := range m.ToolResults {
+			fn(i, r)
+			i++
+		}
+	})
+}
+
+// ToolUseAt is the i-th tool use (0 <= i < ToolUseCount()).
+func (d *Document) ToolUseAt(i int) *ToolUse { return d.store.toolUse(i) }
+
+// ToolResultAt is the i-th tool result (0 <= i < ToolResultCount()).
+func (d *Document) ToolResultAt(i int) *ToolResult { return d.store.toolResult(i) }
+
+// ToolUseCount is the number of tool uses.
+func (d *Document) ToolUseCount() int { return d.store.nUses }
+
+// ToolResultCount is the number of tool results.
+func (d *Document) ToolResultCount() int { return d.store.nResults }
+
+// ToolResultIndex is the index of the first tool result with that ID, or
+// -1: what ToolResult(id) returns, without placing the node.
+func (d *Document) ToolResultIndex(id string) int {
+	if i, ok := d.ids.results[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// ToolUseIndex is ToolResultIndex for tool uses.
+func (d *Document) ToolUseIndex(id string) int {
+	if i, ok := d.ids.uses[id]; ok {
+		return i
+	}
+	return -1
+}

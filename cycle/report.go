@@ -36,19 +36,20 @@ type Report struct {
 func Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
-	for _, u := range doc.ToolUses() {
-		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
+	// Counting needs no positions: the nodes as stored will do.
+	doc.EachToolUseAsStored(func(_ int, u *chatdoc.ToolUse) {
+		if !dups[u.ID] && doc.ToolResultIndex(u.ID) < 0 && u.Valid() {
 			r.Unanswered++
 		}
-	}
-	for _, res := range doc.ToolResults() {
-		if !res.IsPlaceholder() || doc.ToolResult(res.ID) != res || doc.ToolUse(res.ID) == nil || dups[res.ID] {
-			continue
+	})
+	doc.EachToolResultAsStored(func(i int, res *chatdoc.ToolResult) {
+		if !res.IsPlaceholder() || doc.ToolResultIndex(res.ID) != i || doc.ToolUseIndex(res.ID) < 0 || dups[res.ID] {
+			return
 		}
 		if !l.Busy(res.ID) {
 			r.Pending++
 		}
-	}
+	})
 	r.Ready = r.Pending == 0 && r.Running == 0 && r.Unanswered == 0 && len(dups) == 0
 	if len(dups) > 0 {
 		ids := make([]string, 0, len(dups))

@@ -72,9 +72,9 @@ func sendReadiness(doc *chatdoc.Document, l *cycle.Ledger, keys cycle.Keys, ran 
 // that already ran (ran, may be nil): approving those would not run them
 // again, the next step writes what the journal recorded.
 func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger, ran func(id string) bool) (waiting, alreadyRan int) {
-	for _, r := range doc.ToolResults() {
-		if !r.IsPlaceholder() || doc.ToolResult(r.ID) != r || l.Busy(r.ID) {
-			continue
+	doc.EachToolResultAsStored(func(i int, r *chatdoc.ToolResult) {
+		if !r.IsPlaceholder() || doc.ToolResultIndex(r.ID) != i || l.Busy(r.ID) {
+			return
 		}
 		switch {
 		case ran != nil && ran(r.ID) && strings.TrimSpace(r.Content) == "":
@@ -82,7 +82,7 @@ func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger, ran func(id string) 
 		case r.Status == chatdoc.StatusPending:
 			waiting++
 		}
-	}
+	})
 	return waiting, alreadyRan
 }
 

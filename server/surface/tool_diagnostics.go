@@ -33,7 +33,14 @@ func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 	if doc == nil || reg == nil {
 		return []chatdoc.Diagnostic{}
 	}
-	return useDiagnostics([]chatdoc.Diagnostic{}, doc, doc.ToolUses(), reg)
+	// Walk the uses as stored: after a keystroke near the top, placing
+	// every moved one would copy most of the document, and only the few
+	// with a finding need their place.
+	diags := []chatdoc.Diagnostic{}
+	doc.EachToolUseAsStored(func(i int, stored *chatdoc.ToolUse) {
+		diags = appendUseDiagnostics(diags, doc, stored, i, reg)
+	})
+	return diags
 }
 
 // ToolDiagnosticsParallel is ToolDiagnostics on every core, in contiguous
@@ -69,20 +76,35 @@ func ToolDiagnosticsParallel(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diag
 // hundred validations, ~1 ms.
 const usesPerWorker = 512
 
-// useDiagnostics appends the diagnostics of uses to diags.
+// useDiagnostics appends the diagnostics of uses (placed) to diags.
 func useDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, uses []*chatdoc.ToolUse, reg ToolInfo) []chatdoc.Diagnostic {
 	for _, use := range uses {
-		if use == nil || use.Name == "" {
-			continue
+		diags = appendUseDiagnostics(diags, doc, use, -1, reg)
+	}
+	return diags
+}
+
+// appendUseDiagnostics appends the diagnostics of one tool use. index >= 0
+// says use is as stored (chatdoc.EachToolUseAsStored), and the placed node
+// is fetched for a finding; -1 says use is placed.
+func appendUseDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, use *chatdoc.ToolUse, index int, reg ToolInfo) []chatdoc.Diagnostic {
+	if use == nil || use.Name == "" {
+		return diags
+	}
+	placed := func() *chatdoc.ToolUse {
+		if index >= 0 {
+			return doc.ToolUseAt(index)
 		}
-		if _, known := reg.Lookup(use.Name); !known {
-			diags = append(diags, unknownToolDiagnostic(use, reg.Suggest(use.Name)))
-			continue
-		}
-		if !use.Valid() {
-			continue
-		}
-		diags = append(diags, schemaDiagnostics(doc, use, reg.ValidateText(use.Name, use.RawInput, chatdoc.DecodeInput))...)
+		return use
+	}
+	if _, known := reg.Lookup(use.Name); !known {
+		return append(diags, unknownToolDiagnostic(placed(), reg.Suggest(use.Name)))
+	}
+	if !use.Valid() {
+		return diags
+	}
+	if errs := reg.ValidateText(use.Name, use.RawInput, chatdoc.DecodeInput); len(errs) > 0 {
+		diags = append(diags, schemaDiagnostics(doc, placed(), errs)...)
 	}
 	return diags
 }
