@@ -1,7 +1,6 @@
 package chatdoc
 
 import (
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -25,13 +24,17 @@ var chunkSize = 128
 type msgChunk struct {
 	msgs          []*Message // offsets and message indexes as stored
 	uses, results int        // tool uses and results in msgs
+	// usesBefore[j] and resultsBefore[j] count the nodes in msgs[:j]: the
+	// n-th tool use of the chunk is found by binary search.
+	usesBefore, resultsBefore []int32
 }
 
 func newChunk(msgs []*Message) *msgChunk {
-	c := &msgChunk{msgs: msgs}
-	for _, m := range msgs {
+	c := &msgChunk{msgs: msgs, usesBefore: make([]int32, len(msgs)+1), resultsBefore: make([]int32, len(msgs)+1)}
+	for j, m := range msgs {
 		c.uses += len(m.ToolUses)
 		c.results += len(m.ToolResults)
+		c.usesBefore[j+1], c.resultsBefore[j+1] = int32(c.uses), int32(c.results)
 	}
 	return c
 }
@@ -210,34 +213,27 @@ func (st *messageStore) toolResults() []*ToolResult {
 // toolUse is the document's i-th tool use: from the list when it is built,
 // else from its chunk (copying at most that one).
 func (st *messageStore) toolUse(i int) *ToolUse {
-	if uses, ok := st.uses.built(); ok {
-		return uses[i]
-	}
-	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].use > i }) - 1
-	n := i - st.pos[k].use
-	for _, m := range st.chunkMessages(k) {
-		if n < len(m.ToolUses) {
-			return m.ToolUses[n]
-		}
-		n -= len(m.ToolUses)
-	}
-	panic("chatdoc: tool use index out of range")
+	return nthNode(st, i, &st.uses, func(p chunkPos) int { return p.use },
+		func(c *msgChunk) []int32 { return c.usesBefore }, func(m *Message) []*ToolUse { return m.ToolUses })
 }
 
 // toolResult is the document's i-th tool result, as toolUse.
 func (st *messageStore) toolResult(i int) *ToolResult {
-	if results, ok := st.results.built(); ok {
-		return results[i]
+	return nthNode(st, i, &st.results, func(p chunkPos) int { return p.result },
+		func(c *msgChunk) []int32 { return c.resultsBefore }, func(m *Message) []*ToolResult { return m.ToolResults })
+}
+
+// nthNode is the i-th node of a document-wide list: first is the index of
+// a chunk's first node in that list, before its counts per message, of a
+// message's nodes.
+func nthNode[T any](st *messageStore, i int, list *lazyList[*T], first func(chunkPos) int, before func(*msgChunk) []int32, of func(*Message) []*T) *T {
+	if nodes, ok := list.built(); ok {
+		return nodes[i]
 	}
-	k := sort.Search(len(st.pos), func(k int) bool { return st.pos[k].result > i }) - 1
-	n := i - st.pos[k].result
-	for _, m := range st.chunkMessages(k) {
-		if n < len(m.ToolResults) {
-			return m.ToolResults[n]
-		}
-		n -= len(m.ToolResults)
-	}
-	panic("chatdoc: tool result index out of range")
+	k := sort.Search(len(st.pos), func(k int) bool { return first(st.pos[k]) > i }) - 1
+	n, counts := int32(i-first(st.pos[k])), before(st.chunks[k])
+	j := sort.Search(len(counts)-1, func(j int) bool { return counts[j+1] > n })
+	return of(st.chunkMessages(k)[j])[n-counts[j]]
 }
 
 // eachStored calls fn for every message as stored, with the delta to add
@@ -330,17 +326,14 @@ func (st *messageStore) splice(j, resume int, fresh []*Message, delta int) *mess
 }
 
 // inheritLists gives out, made from st by replacing messages [j, resume)
-// with fresh and moving nothing after them, the document-wide lists st has
-// built: the same list when the entries are the same pointers (typing in
-// prose reuses the tool nodes, reuse.go), else one spliced from st's.
+// with fresh and moving nothing after them, the tool use and result lists
+// st has built: the same list when the entries are the same pointers
+// (typing in prose reuses the tool nodes, reuse.go), else one spliced from
+// st's.
 func (out *messageStore) inheritLists(st *messageStore, j, resume int, fresh []*Message) {
-	if all, ok := st.all.built(); ok {
-		if resume-j == len(fresh) && slices.Equal(all[j:resume], fresh) {
-			out.all.set(all)
-		} else {
-			out.all.set(slices.Concat(all[:j], fresh, all[resume:]))
-		}
-	}
+	// The message list is not taken over: the reparsed messages are new,
+	// so it would be a copy of every pointer per keystroke (123 KB in the
+	// 10 MB document) for readers that mostly want one message.
 	if uses, ok := st.uses.built(); ok {
 		out.uses.set(spliceList(uses, j, resume, fresh, func(m *Message) []*ToolUse { return m.ToolUses },
 			func(u *ToolUse) int { return u.Message }))

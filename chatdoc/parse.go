@@ -24,6 +24,10 @@ func Parse(text string) *Document {
 	var msgs []*Message
 	msgs, d.preDiags = scanBody(text, d.bodyStart)
 	d.store = newMessageStore(msgs)
+	// The lists cost a pass over pointers and make lookups by ID a slice
+	// index; later snapshots take them over when an edit moves nothing.
+	d.store.toolUses()
+	d.store.toolResults()
 	d.finish()
 	if indexed != nil {
 		<-indexed
