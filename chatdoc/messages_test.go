@@ -1,6 +1,7 @@
 package chatdoc
 
 import (
+	"math/rand"
 	"strings"
 	"sync"
 	"testing"
@@ -55,4 +56,33 @@ func TestMovedChunksReadConcurrently(t *testing.T) {
 		}
 	}
 	assertSameDoc(t, next, Parse(next.Text()))
+}
+
+// TestChunksStayFewAfterManyEdits: edits all over a long conversation
+// split and rebuild chunks; their number must stay near count/chunkSize,
+// or lookups and every edit's header copy would creep towards O(messages).
+func TestChunksStayFewAfterManyEdits(t *testing.T) {
+	saved := chunkSize
+	chunkSize = 16
+	defer func() { chunkSize = saved }()
+	var b strings.Builder
+	for i := range 1500 {
+		b.WriteString("@You:\nquestion " + strings.Repeat("q", i%7) + "\n\n@Assistant:\nanswer\n\n")
+	}
+	doc := Parse(b.String())
+	r := rand.New(rand.NewSource(1))
+	for step := range 3000 {
+		at := r.Intn(doc.Len())
+		if step%2 == 0 {
+			doc = doc.Replace(Span{at, at}, "x")
+		} else {
+			doc = doc.Replace(Span{at, min(doc.Len(), at+1)}, "")
+		}
+	}
+	chunks, limit := len(doc.store.chunks), 3*(doc.MessageCount()/chunkSize+1)/2
+	t.Logf("%d chunks for %d messages (a fresh parse: %d)", chunks, doc.MessageCount(), len(Parse(doc.Text()).store.chunks))
+	if chunks > limit {
+		t.Errorf("%d chunks for %d messages after 3,000 edits; want at most %d", chunks, doc.MessageCount(), limit)
+	}
+	assertSameDoc(t, doc, Parse(doc.Text()))
 }
