@@ -1,6 +1,7 @@
 package chatdoc
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -93,7 +94,9 @@ func newMessageStore(msgs []*Message) *messageStore {
 		if len(msgs) < 2*chunkSize {
 			n = len(msgs)
 		}
-		chunks = append(chunks, newChunk(msgs[:n:n]))
+		// Each chunk gets an array of its own: one shared with the others
+		// would keep the messages an edit replaces reachable.
+		chunks = append(chunks, newChunk(slices.Clone(msgs[:n])))
 		msgs = msgs[n:]
 	}
 	return newStoreOf(chunks, make([]chunkPos, len(chunks)))
@@ -278,8 +281,9 @@ func (st *messageStore) splice(j, resume int, fresh []*Message, delta int) *mess
 		keepFrom = cb + 1
 		p, stored := st.pos[cb], st.chunks[cb].msgs[resume-st.pos[cb].msg:]
 		if len(stored) > chunkSize/2 {
-			// A long rest of the chunk stays as it is stored, moved.
-			rest, restPos = newChunk(stored), chunkPos{delta: p.delta + delta, dIndex: p.dIndex + dIndex}
+			// A long rest of the chunk stays as it is stored, moved (in an
+			// array of its own, which does not pin the replaced messages).
+			rest, restPos = newChunk(slices.Clone(stored)), chunkPos{delta: p.delta + delta, dIndex: p.dIndex + dIndex}
 		} else {
 			mid = appendShifted(mid, st.chunkMessages(cb)[resume-p.msg:], delta, dIndex)
 		}

@@ -2,9 +2,11 @@ package chatdoc
 
 import (
 	"math/rand"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"weak"
 )
 
 // TestMovedChunksReadConcurrently: snapshots are read from several
@@ -85,4 +87,31 @@ func TestChunksStayFewAfterManyEdits(t *testing.T) {
 		t.Errorf("%d chunks for %d messages after 3,000 edits; want at most %d", chunks, doc.MessageCount(), limit)
 	}
 	assertSameDoc(t, doc, Parse(doc.Text()))
+}
+
+// TestReplacedMessagesAreReleased: a chunk kept after an edit must not pin
+// the messages the edit replaced (through a backing array shared with the
+// chunks of the parse, or with the chunk it was cut from), or a long
+// editing session would keep a second copy of what it changed.
+func TestReplacedMessagesAreReleased(t *testing.T) {
+	saved := chunkSize
+	chunkSize = 8 // message 17 is in the chunk of 16–23: an edit there keeps 18–23 as a moved rest
+	defer func() { chunkSize = saved }()
+	var b strings.Builder
+	for range 20 {
+		b.WriteString("@You:\nquestion\n\n@Assistant:\nanswer\n\n")
+	}
+	doc := Parse(b.String())
+	first, middle := weak.Make(doc.Message(0)), weak.Make(doc.Message(17))
+	doc = doc.Replace(Span{7, 7}, "x")   // message 0 is reparsed
+	at := doc.Message(21).Span.Start + 7 // inside message 21's text
+	doc = doc.Replace(Span{at, at}, "y") // its chunk is cut around it
+	if doc.Message(0) == first.Value() || doc.Message(17) == middle.Value() {
+		t.Fatal("the edited messages were not reparsed")
+	}
+	runtime.GC()
+	if first.Value() != nil || middle.Value() != nil {
+		t.Errorf("replaced messages still reachable (first %v, middle %v)", first.Value() != nil, middle.Value() != nil)
+	}
+	runtime.KeepAlive(doc)
 }
