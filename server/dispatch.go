@@ -24,7 +24,6 @@ const (
 // the client and wait: the reply could only arrive through this same loop.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s.conn.CompareAndSwap(nil, conn)
-	req.Params = s.frames.Load().Unstash(req.Params) // first: every stashed frame is taken once
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in handler", zap.String("method", req.Method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
@@ -33,6 +32,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			}
 		}
 	}()
+	req.Params = s.frames.Load().Unstash(req.Params) // before any early return: every stashed frame is taken once
 	s.mu.Lock()
 	ready, down := s.initialized, s.shuttingDown
 	s.mu.Unlock()

@@ -66,7 +66,7 @@ func TestLargeFramesArriveAsJSONRPC2WouldDecodeThem(t *testing.T) {
 	for _, b := range bodies {
 		input.WriteString(frame(b))
 	}
-	s := newResilientStream(rw{Reader: &input, out: &bytes.Buffer{}}, nil)
+	s := newStream(rw{Reader: &input, out: &bytes.Buffer{}}, nil)
 	for _, body := range bodies {
 		got, want := readRequest(t, s), viaJSONRPC2(t, body)
 		if got.Method != want.Method || got.ID != want.ID || got.Notif != want.Notif {
@@ -90,7 +90,7 @@ func TestStashLeavesNothingBehindAndIgnoresLookalikes(t *testing.T) {
 	bad := `{"jsonrpc":"2.0","id":{"an":"object"},"method":"m","params":{"t":"` + pad + `"}}` // an ID jsonrpc2 refuses
 	fake := `{"jsonrpc":"2.0","id":2,"method":"m","params":{"chatls.framing.stashed":1}}`
 	out := &bytes.Buffer{}
-	s := newResilientStream(rw{Reader: strings.NewReader(frame(bad) + frame(fake)), out: out}, nil)
+	s := newStream(rw{Reader: strings.NewReader(frame(bad) + frame(fake)), out: out}, nil)
 	got := readRequest(t, s) // the bad frame is answered and skipped
 	if got.Method != "m" || got.ID != (jsonrpc2.ID{Num: 2}) {
 		t.Fatalf("read %q %v, want the second frame", got.Method, got.ID)
@@ -125,7 +125,7 @@ func BenchmarkReadLargeDidOpen(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				s := newResilientStream(rw{Reader: strings.NewReader(body), out: &bytes.Buffer{}}, nil)
+				s := newStream(rw{Reader: strings.NewReader(body), out: &bytes.Buffer{}}, nil)
 				var req jsonrpc2.Request
 				if err := s.ReadObject(&req); err != nil {
 					b.Fatal(err)

@@ -44,12 +44,12 @@ type Stream struct {
 // every frame dropped and why, onEnd (may be nil) why the input ended —
 // cleanly between messages, or in the middle of one.
 func NewStream(rwc io.ReadWriteCloser, onBadInput, onEnd func(string)) *Stream {
-	s := newResilientStream(rwc, onBadInput)
+	s := newStream(rwc, onBadInput)
 	s.onEnd = onEnd
 	return s
 }
 
-func newResilientStream(rwc io.ReadWriteCloser, onBadInput func(string)) *Stream {
+func newStream(rwc io.ReadWriteCloser, onBadInput func(string)) *Stream {
 	return &Stream{in: newFrameReader(rwc), w: rwc, c: rwc, onBadInput: onBadInput}
 }
 

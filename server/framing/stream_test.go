@@ -39,7 +39,7 @@ func (rw) Close() error                  { return nil }
 // the decoded messages and the error replies the stream wrote.
 func decodeAll(t testing.TB, input []byte) (got []message, replies []message) {
 	out := &bytes.Buffer{}
-	s := newResilientStream(rw{Reader: bytes.NewReader(input), out: out}, nil)
+	s := newStream(rw{Reader: bytes.NewReader(input), out: out}, nil)
 	for i := 0; ; i++ {
 		if i > len(input)+10 {
 			t.Fatalf("no progress: more objects than input bytes")
