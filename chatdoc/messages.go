@@ -194,23 +194,22 @@ func (st *messageStore) messages() []*Message {
 }
 
 func (st *messageStore) toolUses() []*ToolUse {
-	return st.uses.get(func() []*ToolUse {
-		uses := make([]*ToolUse, 0, st.nUses)
-		for _, m := range st.messages() {
-			uses = append(uses, m.ToolUses...)
-		}
-		return uses
-	})
+	return st.uses.get(func() []*ToolUse { return gather(st, st.nUses, func(m *Message) []*ToolUse { return m.ToolUses }) })
 }
 
 func (st *messageStore) toolResults() []*ToolResult {
 	return st.results.get(func() []*ToolResult {
-		results := make([]*ToolResult, 0, st.nResults)
-		for _, m := range st.messages() {
-			results = append(results, m.ToolResults...)
-		}
-		return results
+		return gather(st, st.nResults, func(m *Message) []*ToolResult { return m.ToolResults })
 	})
+}
+
+// gather is the document-wide list of the n nodes of messages (placed).
+func gather[T any](st *messageStore, n int, of func(*Message) []*T) []*T {
+	out := make([]*T, 0, n)
+	for _, m := range st.messages() {
+		out = append(out, of(m)...)
+	}
+	return out
 }
 
 // toolUse is the document's i-th tool use: from the list when it is built,

@@ -14,9 +14,7 @@ import (
 // first read; every reader must get the same copy, so pointers stay stable
 // within a snapshot (run with -race).
 func TestMovedChunksReadConcurrently(t *testing.T) {
-	saved := chunkSize
-	chunkSize = 4
-	defer func() { chunkSize = saved }()
+	withChunkSize(t, 4)
 	var b strings.Builder
 	for i := range 60 {
 		b.WriteString("@You:\nrun it\n\n@Assistant:\n**Tool Use:** `bash` (`id" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + "`)\n\n```json\n{\"command\":\"true\"}\n```\n\n")
@@ -64,9 +62,7 @@ func TestMovedChunksReadConcurrently(t *testing.T) {
 // split and rebuild chunks; their number must stay near count/chunkSize,
 // or lookups and every edit's header copy would creep towards O(messages).
 func TestChunksStayFewAfterManyEdits(t *testing.T) {
-	saved := chunkSize
-	chunkSize = 16
-	defer func() { chunkSize = saved }()
+	withChunkSize(t, 16)
 	var b strings.Builder
 	for i := range 1500 {
 		b.WriteString("@You:\nquestion " + strings.Repeat("q", i%7) + "\n\n@Assistant:\nanswer\n\n")
@@ -94,9 +90,7 @@ func TestChunksStayFewAfterManyEdits(t *testing.T) {
 // chunks of the parse, or with the chunk it was cut from), or a long
 // editing session would keep a second copy of what it changed.
 func TestReplacedMessagesAreReleased(t *testing.T) {
-	saved := chunkSize
-	chunkSize = 8 // message 17 is in the chunk of 16–23: an edit there keeps 18–23 as a moved rest
-	defer func() { chunkSize = saved }()
+	withChunkSize(t, 8) // message 17 is in the chunk of 16–23: an edit there keeps 18–23 as a moved rest
 	var b strings.Builder
 	for range 20 {
 		b.WriteString("@You:\nquestion\n\n@Assistant:\nanswer\n\n")
@@ -114,4 +108,11 @@ func TestReplacedMessagesAreReleased(t *testing.T) {
 		t.Errorf("replaced messages still reachable (first %v, middle %v)", first.Value() != nil, middle.Value() != nil)
 	}
 	runtime.KeepAlive(doc)
+}
+
+// withChunkSize makes chunks of n messages for the rest of the test.
+func withChunkSize(t *testing.T, n int) {
+	saved := chunkSize
+	chunkSize = n
+	t.Cleanup(func() { chunkSize = saved })
 }
