@@ -179,7 +179,7 @@ async function picture(browser, name) {
   const ed = editors[name](tmp);
   const session = `chatls-shot-${name}-${process.pid}`;
   tmux('new-session', '-d', '-s', session, '-x', String(COLS), '-y', String(ROWS),
-    `cd ${ws} && HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state TERM=xterm-256color ${ed.command}`);
+    `cd ${ws} && exec env HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state TERM=xterm-256color ${ed.command}`);
   try {
     // The pending call: its status (with the key that approves it) on screen.
     await until(session, /waits for approval/, 20000);
@@ -190,10 +190,31 @@ async function picture(browser, name) {
     const result = await until(session, /^\s*\d*\s*hello-from-chatls\s*$/m, 20000).then(() => until(session, /ready to send/, 10000));
     await shoot(browser, result, path.join(outDir, `${name}-result.png`));
   } finally {
+    let editor = 0;
     try {
+      editor = Number(tmux('display-message', '-p', '-t', session, '#{pane_pid}').trim());
       tmux('kill-session', '-t', session);
     } catch {}
-    fs.rmSync(tmp, { recursive: true, force: true });
+    // The editor (the pane's process: started with exec) exits after the
+    // session is gone, and may still write into the workspace on the way
+    // out (Emacs auto-saves a modified buffer on SIGHUP): removing it before
+    // then fails with ENOTEMPTY. Its language server may write its state a
+    // moment later still, hence the retries.
+    await gone(editor, 5000);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+// gone waits until process pid has exited (0: nothing to wait for).
+async function gone(pid, ms) {
+  const end = Date.now() + ms;
+  while (pid > 0 && Date.now() < end) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(20);
   }
 }
 
