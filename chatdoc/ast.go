@@ -83,7 +83,7 @@ type ToolUse struct {
 	Fence      *Fence
 	RawInput   string // fence content, verbatim
 	InputError string // non-empty when the input did not parse
-	Message    int    // index into Document.Messages
+	Message    int    // index into Document.Messages()
 }
 
 // Valid reports whether the call parsed completely (closed fence, JSON object).
