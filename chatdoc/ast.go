@@ -100,14 +100,6 @@ func (u *ToolUse) Input() map[string]any {
 	return DecodeInput(u.RawInput)
 }
 
-// DecodeInput decodes a tool input's JSON text into a new map; nil when it
-// is not a JSON object. A plain function, so that passing it along (to a
-// validator that decodes only on a miss) allocates nothing.
-func DecodeInput(raw string) map[string]any {
-	obj, _ := decodeObject(raw)
-	return obj
-}
-
 // ToolResult is a `**Tool Result:**` block inside a You message.
 type ToolResult struct {
 	ID         string

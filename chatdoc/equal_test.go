@@ -105,8 +105,8 @@ func withTinyPieces(f func()) {
 // field as in want's placed nodes, in order, with the right indexes.
 func storedWalkDiff(got, want *Document) string {
 	uses, results := want.ToolUses(), want.ToolResults()
-	if got.ToolUseCount() != len(uses) || got.ToolResultCount() != len(results) {
-		return fmt.Sprintf("counts %d/%d, want %d/%d", got.ToolUseCount(), got.ToolResultCount(), len(uses), len(results))
+	if got.store.nUses != len(uses) || got.store.nResults != len(results) {
+		return fmt.Sprintf("counts %d/%d, want %d/%d", got.store.nUses, got.store.nResults, len(uses), len(results))
 	}
 	var diff string
 	n := 0

@@ -2,7 +2,6 @@ package chatdoc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -21,12 +20,13 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	if isJSONObject(u.RawInput) {
 		return // decoded when asked for (ToolUse.Input)
 	}
-	_, err := decodeObject(u.RawInput) // the slow path, and its error text
-	if err == nil {
+	var obj map[string]any
+	err := json.Unmarshal([]byte(u.RawInput), &obj) // what the fast reader leaves to it, and the error text
+	if err == nil && obj != nil {
 		return
 	}
 	var v any
-	if json.Unmarshal([]byte(u.RawInput), &v) == nil {
+	if err == nil || json.Unmarshal([]byte(u.RawInput), &v) == nil {
 		u.InputError = "expected a JSON object, got " + jsonKind(v)
 		s.addDiag(diag(span, SeverityError, CodeToolInputNotObject, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
@@ -39,24 +39,19 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 }
 
-// decodeObject decodes a JSON object: with chatdoc's fast reader, or
-// encoding/json where that one gives up. err is nil exactly when raw is an
-// object; for other valid JSON it is errNotObject.
-func decodeObject(raw string) (map[string]any, error) {
+// DecodeInput decodes a tool input's JSON text into a new map; nil when it
+// is not a JSON object. A plain function, so that passing it along (to a
+// validator that decodes only on a miss) allocates nothing.
+func DecodeInput(raw string) map[string]any {
 	if obj, ok := decodeJSONObject(raw); ok {
-		return obj, nil
+		return obj
 	}
 	var obj map[string]any
-	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
-		return nil, err
+	if json.Unmarshal([]byte(raw), &obj) != nil {
+		return nil
 	}
-	if obj == nil {
-		return nil, errNotObject
-	}
-	return obj, nil
+	return obj // nil for JSON null
 }
-
-var errNotObject = errors.New("not a JSON object")
 
 // InputMaxNesting bounds how deeply a tool input may nest objects and
 // arrays. Real inputs nest a few levels; a deeper one is refused as

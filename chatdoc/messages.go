@@ -412,17 +412,13 @@ func (d *Document) EachToolResultAsStored(fn func(i int, r *ToolResult)) {
 	})
 }
 
-// ToolUseAt is the i-th tool use (0 <= i < ToolUseCount()).
+// ToolUseAt is the i-th tool use (an index from EachToolUseAsStored or
+// ToolUseIndex), placed.
 func (d *Document) ToolUseAt(i int) *ToolUse { return d.store.toolUse(i) }
 
-// ToolResultAt is the i-th tool result (0 <= i < ToolResultCount()).
+// ToolResultAt is the i-th tool result (an index from
+// EachToolResultAsStored or ToolResultIndex), placed.
 func (d *Document) ToolResultAt(i int) *ToolResult { return d.store.toolResult(i) }
-
-// ToolUseCount is the number of tool uses.
-func (d *Document) ToolUseCount() int { return d.store.nUses }
-
-// ToolResultCount is the number of tool results.
-func (d *Document) ToolResultCount() int { return d.store.nResults }
 
 // ToolResultIndex is the index of the first tool result with that ID, or
 // -1: what ToolResult(id) returns, without placing the node.
