@@ -218,7 +218,7 @@ func (d *Document) MessageCount() int { return d.store.count }
 func (d *Document) Message(i int) *Message { return d.store.message(i) }
 
 // MessageRange are messages [i, j).
-func (d *Document) MessageRange(i, j int) []*Message { return d.store.span(i, j) }
+func (d *Document) MessageRange(i, j int) []*Message { return d.store.span(i, j, true) }
 
 // ToolUses are all tool uses in document order.
 func (d *Document) ToolUses() []*ToolUse { return d.store.toolUses() }

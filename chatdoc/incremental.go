@@ -83,7 +83,7 @@ func (d *Document) Replace(s Span, text string) *Document {
 	}
 	nd.store = st.splice(j, resume, fresh, delta)
 	nd.idFindings, nd.ids = d.idFindings, d.ids
-	if !sameIDs(st.span(j, resume), fresh) {
+	if !sameIDs(st.span(j, resume, false), fresh) { // IDs do not move: the stored window will do
 		nd.finish()
 	}
 	return nd

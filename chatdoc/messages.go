@@ -141,18 +141,26 @@ func (st *messageStore) message(i int) *Message {
 	return st.chunkMessages(k)[i-st.pos[k].msg]
 }
 
-// span is [i, j) of the messages.
-func (st *messageStore) span(i, j int) []*Message {
+// span is [i, j) of the messages: placed, or as stored for a reader of
+// what a move leaves alone (IDs), which then copies no chunk.
+func (st *messageStore) span(i, j int, placed bool) []*Message {
 	if i >= j {
 		return nil
 	}
+	msgs := func(k int) []*Message {
+		if placed {
+			return st.chunkMessages(k)
+		}
+		return st.chunks[k].msgs
+	}
 	k := st.chunkOf(i)
 	if last := st.chunkOf(j - 1); last == k {
-		return st.chunkMessages(k)[i-st.pos[k].msg : j-st.pos[k].msg]
+		return msgs(k)[i-st.pos[k].msg : j-st.pos[k].msg]
 	}
 	out := make([]*Message, 0, j-i)
 	for ; i < j; i++ {
-		out = append(out, st.message(i))
+		k = st.chunkOf(i)
+		out = append(out, msgs(k)[i-st.pos[k].msg])
 	}
 	return out
 }
