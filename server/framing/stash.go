@@ -27,7 +27,7 @@ type stash struct {
 	held map[uint64]json.RawMessage
 }
 
-// envelope is a request's members other than its params, kept verbatim
+// envelope is the members of a message jsonrpc2 reads, each kept verbatim
 // (a missing member stays missing, a null stays null).
 type envelope struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
@@ -51,17 +51,14 @@ func (s *Stream) lighten(body []byte) ([]byte, uint64) {
 	if json.Unmarshal(body, &env) != nil || len(env.Method) == 0 || len(env.Params) == 0 || string(env.Params) == "null" {
 		return body, 0 // not a request with params: jsonrpc2 says what is wrong
 	}
-	n := s.held.put(env.Params)
-	small := map[string]json.RawMessage{
-		"method": env.Method,
-		"params": json.RawMessage(stashKey + strconv.FormatUint(n, 10) + "}"),
-	}
-	others := map[string]json.RawMessage{"jsonrpc": env.JSONRPC, "id": env.ID, "meta": env.Meta, "result": env.Result, "error": env.Error}
-	for key, raw := range others {
-		if len(raw) > 0 {
-			small[key] = raw
+	small := map[string]json.RawMessage{"jsonrpc": env.JSONRPC, "id": env.ID, "method": env.Method, "meta": env.Meta, "result": env.Result, "error": env.Error}
+	for key, raw := range small {
+		if len(raw) == 0 {
+			delete(small, key) // missing stays missing
 		}
 	}
+	n := s.held.put(env.Params)
+	small["params"] = json.RawMessage(stashKey + strconv.FormatUint(n, 10) + "}")
 	out, err := json.Marshal(small)
 	if err != nil {
 		s.held.take(n)
