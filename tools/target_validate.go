@@ -21,11 +21,15 @@ func (o OnTarget) registryOf(name string) *Registry {
 
 func (o OnTarget) Lookup(name string) (Tool, bool) { return o.registryOf(name).Lookup(name) }
 
+// waitApplies says whether a call of name may carry bash's `wait`, which
+// only a tmux target accepts and checks itself.
+func (o OnTarget) waitApplies(name string) bool { return name == "bash" && o.tmux() }
+
 // waitInput splits bash's `wait` off the input on a tmux target: the
 // registry's bash has no such property. ok is false when there is none.
 func (o OnTarget) waitInput(name string, input map[string]any) (rest map[string]any, problem []ValidationError, ok bool) {
 	w, has := input["wait"]
-	if name != "bash" || !has || !o.tmux() {
+	if !has || !o.waitApplies(name) {
 		return input, nil, false
 	}
 	if _, msg := waitArg(w); msg != "" {
@@ -42,7 +46,7 @@ func (o OnTarget) Validate(name string, input map[string]any) []ValidationError 
 
 // ValidateText is Registry.ValidateText with this target's tools.
 func (o OnTarget) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
-	if name == "bash" && o.tmux() { // only then may the input need a look first
+	if o.waitApplies(name) { // only then does the input need a look first
 		if rest, problem, ok := o.waitInput(name, decode(text)); ok {
 			return append(o.registryOf(name).Validate(name, rest), problem...)
 		}
