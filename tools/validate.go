@@ -85,6 +85,7 @@ type compiledSchema struct {
 	properties []string // top-level property names, for "did you mean"
 	compileErr error    // remembered so a broken schema is not recompiled per call
 	memo       validationMemo
+	quick      *quickSchema // nil unless the schema is a flat object of typed properties
 }
 
 func (c *schemaCache) get(name string, schema json.RawMessage) (*compiledSchema, error) {
@@ -118,6 +119,7 @@ func compileSchema(name string, schema json.RawMessage) *compiledSchema {
 		e.compileErr = err
 		return e
 	}
+	e.quick = compileQuick(doc)
 	if obj, ok := doc.(map[string]any); ok {
 		props, _ := obj["properties"].(map[string]any)
 		for p, ps := range props {

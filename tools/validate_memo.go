@@ -66,7 +66,7 @@ func (m *validationMemo) putLocked(k memoKey, v []ValidationError) {
 // the verdict remembered by that text (see validationMemo): for editor
 // diagnostics, which validate every input of a document after each change.
 // decode turns the text into the input, and is called only when the
-// verdict is not remembered. The result is shared between calls: do not
+// verdict is neither remembered nor clear from the text (quickSchema). The result is shared between calls: do not
 // modify it.
 func (r *Registry) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
 	cs, errs, ok := r.compiled(name)
@@ -77,7 +77,10 @@ func (r *Registry) ValidateText(name, text string, decode func(string) map[strin
 	if v, hit := cs.memo.get(k); hit {
 		return v
 	}
-	v := cs.validate(decode(text))
+	var v []ValidationError
+	if cs.quick == nil || !cs.quick.valid(text) {
+		v = cs.validate(decode(text))
+	}
 	cs.memo.put(k, v)
 	return v
 }

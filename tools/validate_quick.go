@@ -1,0 +1,295 @@
+package tools
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"strconv"
+	"unicode/utf8"
+)
+
+// quickSchema answers "valid" for an input's JSON text without decoding it,
+// for the one shape SPEC §5 gives every built-in tool (and most MCP tools
+// have): a flat object of typed properties. It never finds an error: when it
+// is not sure, the input goes to the full validator, which words the errors.
+// So the only thing it must never do is call an input valid that the full
+// validator rejects (FuzzQuickSchemaNeverAcceptsWhatValidateRejects).
+//
+// It exists for diagnostics over a whole document: decoding 11,500 inputs
+// into maps and walking them through the general validator was 40% of
+// `chatls check` on a 10 MB conversation.
+type quickSchema struct {
+	props  map[string]*quickProperty
+	closed bool   // additionalProperties: false
+	needed uint64 // properties that must be present: required and not nullable
+}
+
+type quickProperty struct {
+	bit    uint64
+	kinds  kindSet // 0: any
+	bounds []numberBound
+	// minLen/maxLen bound a string's characters; -1 when not set.
+	minLen, maxLen int
+	// opaque: a keyword the quick check does not know (enum, items,
+	// pattern…); an input that has the property goes to the full validator.
+	opaque bool
+}
+
+type kindSet uint8
+
+const (
+	kindString kindSet = 1 << iota
+	kindNumber         // any number; "integer" below is a subset
+	kindInteger
+	kindBoolean
+	kindNull
+	kindObject
+	kindArray
+)
+
+var kindByName = map[string]kindSet{"string": kindString, "number": kindNumber, "integer": kindInteger,
+	"boolean": kindBoolean, "null": kindNull, "object": kindObject, "array": kindArray}
+
+type numberBound struct {
+	limit float64
+	below bool // a maximum (else a minimum)
+	open  bool // exclusive
+}
+
+// annotations are keywords that never make an instance invalid.
+var annotations = map[string]bool{"description": true, "title": true, "$comment": true, "examples": true,
+	"default": true, "deprecated": true, "readOnly": true, "writeOnly": true}
+
+// compileQuick builds the quick check of a schema document as
+// jsonschema.UnmarshalJSON returns it (numbers as json.Number), or nil when
+// the schema is anything but the flat shape.
+func compileQuick(doc any) *quickSchema {
+	obj, ok := doc.(map[string]any)
+	if !ok || obj["type"] != "object" {
+		return nil
+	}
+	q := &quickSchema{props: map[string]*quickProperty{}}
+	for key, v := range obj {
+		switch key {
+		case "type":
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok || len(props) > 64 {
+				return nil
+			}
+			for name, ps := range props {
+				p := compileQuickProperty(ps)
+				if p == nil {
+					return nil
+				}
+				p.bit = 1 << len(q.props)
+				q.props[name] = p
+			}
+		case "required":
+		case "additionalProperties":
+			b, ok := v.(bool)
+			if !ok {
+				return nil
+			}
+			q.closed = !b
+		default:
+			if !annotations[key] {
+				return nil
+			}
+		}
+	}
+	required, _ := obj["required"].([]any)
+	if _, present := obj["required"]; present && required == nil {
+		return nil
+	}
+	for _, r := range required {
+		name, ok := r.(string)
+		p := q.props[name]
+		if !ok || p == nil {
+			return nil
+		}
+		// An omitted nullable property counts as null (compiledSchema.validate).
+		if p.kinds&kindNull == 0 {
+			q.needed |= p.bit
+		}
+	}
+	return q
+}
+
+func compileQuickProperty(schema any) *quickProperty {
+	ps, ok := schema.(map[string]any)
+	if !ok {
+		return nil
+	}
+	p := &quickProperty{minLen: -1, maxLen: -1}
+	for key, v := range ps {
+		switch key {
+		case "type":
+			if p.kinds = kindsOf(v); p.kinds == 0 {
+				return nil
+			}
+		case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
+			limit, ok := exactFloat(v)
+			if !ok {
+				p.opaque = true
+				continue
+			}
+			p.bounds = append(p.bounds, numberBound{limit: limit,
+				below: key == "maximum" || key == "exclusiveMaximum", open: key[0] == 'e'})
+		case "minLength", "maxLength":
+			n, ok := exactFloat(v)
+			if !ok || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
+				p.opaque = true
+				continue
+			}
+			if key == "minLength" {
+				p.minLen = int(n)
+			} else {
+				p.maxLen = int(n)
+			}
+		default:
+			if !annotations[key] {
+				p.opaque = true
+			}
+		}
+	}
+	return p
+}
+
+func kindsOf(v any) kindSet {
+	var names []any
+	switch t := v.(type) {
+	case string:
+		names = []any{t}
+	case []any:
+		names = t
+	}
+	var k kindSet
+	for _, n := range names {
+		s, _ := n.(string)
+		if kindByName[s] == 0 {
+			return 0
+		}
+		k |= kindByName[s]
+	}
+	if k&kindNumber != 0 {
+		k |= kindInteger
+	}
+	return k
+}
+
+// exactFloat is a schema number as a float64 when the float64 is that
+// number exactly, so that comparing an input's float64 with it agrees with
+// the full validator's exact rational comparison.
+func exactFloat(v any) (float64, bool) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	r, ok := new(big.Rat).SetString(string(num))
+	if !ok {
+		return 0, false
+	}
+	f, exact := r.Float64()
+	return f, exact
+}
+
+// valid reports whether the full validator surely accepts text; false means
+// "not sure", never "invalid".
+func (q *quickSchema) valid(text string) bool {
+	s := quickScan{s: text}
+	s.space()
+	if !s.take('{') {
+		return false
+	}
+	var seen uint64
+	s.space()
+	if s.take('}') {
+		return s.end() && q.needed == 0
+	}
+	for {
+		s.space()
+		key, ok := s.plainString()
+		if !ok {
+			return false
+		}
+		s.space()
+		if !s.take(':') {
+			return false
+		}
+		s.space()
+		p := q.props[key]
+		switch {
+		case p == nil && q.closed:
+			return false
+		case p == nil:
+			if !s.skipValue(0) {
+				return false
+			}
+		case p.opaque:
+			return false
+		default:
+			// A duplicate key is fine: each value is checked, and the
+			// decoding keeps the last.
+			if !p.accepts(&s) {
+				return false
+			}
+			seen |= p.bit
+		}
+		s.space()
+		if s.take('}') {
+			return s.end() && seen&q.needed == q.needed
+		}
+		if !s.take(',') {
+			return false
+		}
+	}
+}
+
+// accepts reads the property's value and reports whether it surely passes.
+func (p *quickProperty) accepts(s *quickScan) bool {
+	start := s.i
+	kind, ok := s.valueKind()
+	if !ok || p.kinds != 0 && p.kinds&kind == 0 {
+		return false
+	}
+	switch kind {
+	case kindString:
+		if p.minLen < 0 && p.maxLen < 0 {
+			return true
+		}
+		raw := s.s[start+1 : s.i-1]
+		if !isPlainString(raw) {
+			return false // escapes: its length is the full validator's to count
+		}
+		n := utf8.RuneCountInString(raw)
+		return n >= p.minLen && (p.maxLen < 0 || n <= p.maxLen)
+	case kindNumber, kindInteger:
+		if len(p.bounds) == 0 {
+			return true
+		}
+		// The decoded input holds strconv.ParseFloat's value (chatdoc.DecodeInput).
+		f, err := strconv.ParseFloat(s.s[start:s.i], 64)
+		if err != nil {
+			return false
+		}
+		for _, b := range p.bounds {
+			if !b.holds(f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (b numberBound) holds(f float64) bool {
+	switch {
+	case b.below && b.open:
+		return f < b.limit
+	case b.below:
+		return f <= b.limit
+	case b.open:
+		return f > b.limit
+	}
+	return f >= b.limit
+}
