@@ -123,7 +123,7 @@ func collectDiagnostics(fm []Diagnostic, st *messageStore, global []Diagnostic) 
 	out = append(out, fm...)
 	st.eachStored(func(m *Message, delta int) {
 		for _, dg := range m.diags {
-			dg.Span = dg.Span.shift(delta)
+			dg.Span = dg.Span.Shift(delta)
 			out = append(out, dg)
 		}
 	})

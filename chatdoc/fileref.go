@@ -129,7 +129,7 @@ func FileRefDiagnostics(d *Document, exists func(path string) bool) []Diagnostic
 	d.store.eachStored(func(m *Message, delta int) {
 		for _, ref := range m.FileRefs {
 			if !exists(ref.Path) {
-				out = append(out, diag(ref.Span.shift(delta), SeverityWarning, CodeMissingFileReference, "",
+				out = append(out, diag(ref.Span.Shift(delta), SeverityWarning, CodeMissingFileReference, "",
 					"File not found: %s", ref.Path))
 			}
 		}

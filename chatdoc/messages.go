@@ -407,6 +407,25 @@ func (d *Document) EachToolUseAsStored(fn func(i int, u *ToolUse)) {
 	})
 }
 
+// PartKey names a part of a snapshot's messages (a chunk, see msgChunk):
+// snapshots that share a part hold the same messages in it, moved by the
+// difference of their deltas. A key keeps its part alive: hold keys of the
+// current snapshot only.
+type PartKey struct{ c *msgChunk }
+
+// EachPart calls fn for each part of the snapshot in document order: its
+// key, how far its messages moved since they were stored (add delta to
+// their offsets), the snapshot index of its first tool use, and its
+// messages as stored (see EachToolUseAsStored for what that means). For
+// work per tool use that can be remembered per part and shifted, so that
+// after an edit only the parts it touched are done again.
+func (d *Document) EachPart(fn func(key PartKey, delta, firstUse int, stored []*Message)) {
+	st := d.store
+	for k, c := range st.chunks {
+		fn(PartKey{c}, st.pos[k].delta, st.pos[k].use, c.msgs)
+	}
+}
+
 // EachToolResultAsStored is EachToolUseAsStored for tool results: ID,
 // Status, Dialect, Extra and Content are this snapshot's; ToolResultAt(i)
 // is the placed node.

@@ -6,7 +6,8 @@ package chatdoc
 // come from a few slabs, one per node type, which keeps the allocation count
 // (and the garbage collector's work) independent of the number of messages.
 
-func (s Span) shift(delta int) Span {
+// Shift is the span moved by delta bytes; the zero span stays zero.
+func (s Span) Shift(delta int) Span {
 	if s == (Span{}) {
 		return s // zero spans mean "absent"
 	}
@@ -76,8 +77,8 @@ func appendShifted(dst, msgs []*Message, delta, dIndex int) []*Message {
 }
 
 func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
-	m.Span = m.Span.shift(delta)
-	m.MarkerSpan = m.MarkerSpan.shift(delta)
+	m.Span = m.Span.Shift(delta)
+	m.MarkerSpan = m.MarkerSpan.Shift(delta)
 
 	oldFences := m.Fences
 	if len(oldFences) > 0 {
@@ -86,8 +87,8 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		for i, f := range oldFences {
 			fences[i] = *f
 			nf := &fences[i]
-			nf.Span, nf.OpenerSpan = nf.Span.shift(delta), nf.OpenerSpan.shift(delta)
-			nf.ContentSpan, nf.CloserSpan = nf.ContentSpan.shift(delta), nf.CloserSpan.shift(delta)
+			nf.Span, nf.OpenerSpan = nf.Span.Shift(delta), nf.OpenerSpan.Shift(delta)
+			nf.ContentSpan, nf.CloserSpan = nf.ContentSpan.Shift(delta), nf.CloserSpan.Shift(delta)
 			m.Fences[i] = nf
 		}
 	}
@@ -118,8 +119,8 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		for i, u := range m.ToolUses {
 			uses[i] = *u
 			nu := &uses[i]
-			nu.Span, nu.HeaderSpan = nu.Span.shift(delta), nu.HeaderSpan.shift(delta)
-			nu.NameSpan, nu.IDSpan = nu.NameSpan.shift(delta), nu.IDSpan.shift(delta)
+			nu.Span, nu.HeaderSpan = nu.Span.Shift(delta), nu.HeaderSpan.Shift(delta)
+			nu.NameSpan, nu.IDSpan = nu.NameSpan.Shift(delta), nu.IDSpan.Shift(delta)
 			nu.Fence = lookup(u.Fence)
 			nu.Message += dIndex
 			ptrs[i] = nu
@@ -132,8 +133,8 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		for i, r := range m.ToolResults {
 			results[i] = *r
 			nr := &results[i]
-			nr.Span, nr.HeaderSpan = nr.Span.shift(delta), nr.HeaderSpan.shift(delta)
-			nr.IDSpan, nr.StatusSpan = nr.IDSpan.shift(delta), nr.StatusSpan.shift(delta)
+			nr.Span, nr.HeaderSpan = nr.Span.Shift(delta), nr.HeaderSpan.Shift(delta)
+			nr.IDSpan, nr.StatusSpan = nr.IDSpan.Shift(delta), nr.StatusSpan.Shift(delta)
 			nr.Fence = lookup(r.Fence)
 			nr.Message += dIndex
 			ptrs[i] = nr
@@ -145,7 +146,7 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		ptrs := take(&sl.thinkPs, len(m.Thinking))
 		for i, t := range m.Thinking {
 			ts[i] = *t
-			ts[i].Span = t.Span.shift(delta)
+			ts[i].Span = t.Span.Shift(delta)
 			ptrs[i] = &ts[i]
 		}
 		m.Thinking = ptrs
@@ -153,7 +154,7 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 	if m.Abort != nil {
 		a := &take(&sl.aborts, 1)[0]
 		*a = *m.Abort
-		a.Span = a.Span.shift(delta)
+		a.Span = a.Span.Shift(delta)
 		m.Abort = a
 	}
 	if len(m.FileRefs) > 0 {
@@ -161,7 +162,7 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		ptrs := take(&sl.refPs, len(m.FileRefs))
 		for i, f := range m.FileRefs {
 			refs[i] = *f
-			refs[i].Span = f.Span.shift(delta)
+			refs[i].Span = f.Span.Shift(delta)
 			ptrs[i] = &refs[i]
 		}
 		m.FileRefs = ptrs
@@ -169,7 +170,7 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 	if len(m.diags) > 0 {
 		diags := take(&sl.diags, len(m.diags))
 		for i, dg := range m.diags {
-			dg.Span = dg.Span.shift(delta)
+			dg.Span = dg.Span.Shift(delta)
 			diags[i] = dg
 		}
 		m.diags = diags

@@ -81,7 +81,8 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics()...)
 	var nameAt map[chatdoc.Span]string // tool-use name spans, for unknown tools
-	for _, d := range surface.ToolDiagnostics(doc, tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}) {
+	onTarget := tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}
+	for _, d := range ds.toolDiags.Diagnostics(doc, onTarget, onTarget.Stamp()) {
 		if d.Code == surface.CodeUnknownTool {
 			if nameAt == nil {
 				nameAt = map[chatdoc.Span]string{}

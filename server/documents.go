@@ -46,6 +46,9 @@ type docState struct {
 	// (10 MB of text and nodes) is not kept alive by its cache entry.
 	diagDoc  weak.Pointer[chatdoc.Document]
 	diagList []chatdoc.Diagnostic
+	// toolDiags remembers the tool findings of each part of the document,
+	// so a publish after a keystroke redoes only the parts it touched.
+	toolDiags surface.ToolDiagnosticsCache
 	// stream is the answer being streamed in (nil: none), send the
 	// request in flight and chain the autopilot chain (SPEC §7).
 	stream *streamState

@@ -29,6 +29,9 @@ type Registry struct {
 	// changed is closed and replaced on every state change so WaitReady can wait.
 	changed chan struct{}
 	schemas schemaCache
+	// generation counts the changes of the tool set, for callers that
+	// remember what they derived from it (surface.ToolDiagnosticsCache).
+	generation uint64
 }
 
 type sourceState struct {
@@ -272,4 +275,12 @@ func (r *Registry) rebuildLocked() {
 		}
 	}
 	r.byName = byName
+	r.generation++
+}
+
+// Generation changes whenever the tools or their definitions may have.
+func (r *Registry) Generation() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.generation
 }

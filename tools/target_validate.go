@@ -9,6 +9,17 @@ type OnTarget struct {
 	Target *TargetEnv
 }
 
+// Stamp sums up what this view's answers depend on besides the call: the
+// registry's generation and whether the target has tmux. Equal stamps
+// give equal verdicts for the same call.
+func (o OnTarget) Stamp() Stamp { return Stamp{o.Registry.Generation(), o.tmux()} }
+
+// Stamp is OnTarget.Stamp's value; comparable.
+type Stamp struct {
+	generation uint64
+	tmux       bool
+}
+
 func (o OnTarget) tmux() bool { return o.Target != nil && o.Target.Tmux != nil }
 
 // registryOf is the registry that holds name for this target.

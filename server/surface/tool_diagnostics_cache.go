@@ -1,0 +1,72 @@
+package surface
+
+import (
+	"sync"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/tools"
+)
+
+// ToolDiagnosticsCache is ToolDiagnostics remembered per part of the
+// document (chatdoc.EachPart): after a keystroke only the parts the edit
+// replaced are looked at again, and the others' findings are shifted to
+// where their part moved. A document's publish after typing then costs
+// what the edit touched, not the 15,000 tool uses of a long conversation.
+//
+// The findings depend on the tools too: the stamp given with each call
+// (tools.OnTarget.Stamp) must change whenever they may have, and a new
+// stamp forgets everything. One cache per document; safe for concurrent use.
+type ToolDiagnosticsCache struct {
+	mu    sync.Mutex
+	stamp tools.Stamp
+	parts map[chatdoc.PartKey][]chatdoc.Diagnostic // spans as their part stores its messages
+}
+
+// Diagnostics is ToolDiagnostics(doc, reg), from what is remembered of the
+// parts doc shares with the documents before it under the same stamp.
+func (c *ToolDiagnosticsCache) Diagnostics(doc *chatdoc.Document, reg ToolInfo, stamp tools.Stamp) []chatdoc.Diagnostic {
+	diags := []chatdoc.Diagnostic{}
+	if doc == nil || reg == nil {
+		return diags
+	}
+	c.mu.Lock()
+	known := c.parts
+	if c.stamp != stamp {
+		known = nil
+	}
+	c.mu.Unlock()
+	// Only the current parts are kept: a key holds its part's messages.
+	parts := make(map[chatdoc.PartKey][]chatdoc.Diagnostic, len(known))
+	doc.EachPart(func(key chatdoc.PartKey, delta, firstUse int, stored []*chatdoc.Message) {
+		found, ok := known[key]
+		if !ok {
+			found = partToolDiagnostics(doc, reg, delta, firstUse, stored)
+		}
+		parts[key] = found
+		for _, d := range found {
+			d.Span = d.Span.Shift(delta)
+			diags = append(diags, d)
+		}
+	})
+	c.mu.Lock()
+	c.stamp, c.parts = stamp, parts
+	c.mu.Unlock()
+	return diags
+}
+
+// partToolDiagnostics are the findings of one part's tool uses, with spans
+// as the part stores them (the snapshot's minus delta).
+func partToolDiagnostics(doc *chatdoc.Document, reg ToolInfo, delta, firstUse int, stored []*chatdoc.Message) []chatdoc.Diagnostic {
+	var found []chatdoc.Diagnostic
+	i := firstUse
+	for _, m := range stored {
+		for _, u := range m.ToolUses {
+			found = appendUseDiagnostics(found, doc, u, i, reg)
+			i++
+		}
+	}
+	for k := range found {
+		found[k].Span = found[k].Span.Shift(-delta)
+	}
+	return found
+}
