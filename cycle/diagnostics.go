@@ -18,10 +18,16 @@ func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*ch
 	var out []chatdoc.Diagnostic
 	// Both walks read the nodes as stored, and place only those they report
 	// on: after a keystroke near the top nothing else needs copying.
-	doc.EachToolUseAsStored(func(i int, u *chatdoc.ToolUse) {
-		if doc.ToolResultIndex(u.ID) < 0 && u.Valid() {
-			out = append(out, chatdoc.Diagnostic{Span: doc.ToolUseAt(i).HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.ID,
-				Message: "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"})
+	doc.EachPart(func(_ chatdoc.PartKey, _, firstUse int, stored []*chatdoc.Message) {
+		i := firstUse
+		for j, m := range stored {
+			for k, u := range m.ToolUses {
+				if u.Valid() && !answeredNext(stored, j, k, u.ID) && doc.ToolResultIndex(u.ID) < 0 {
+					out = append(out, chatdoc.Diagnostic{Span: doc.ToolUseAt(i).HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.ID,
+						Message: "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"})
+				}
+				i++
+			}
 		}
 	})
 	doc.EachToolResultAsStored(func(i int, r *chatdoc.ToolResult) {
@@ -60,4 +66,16 @@ func resultDiagnostics(doc *chatdoc.Document, r *chatdoc.ToolResult, l *Ledger, 
 		}
 	}
 	return out
+}
+
+// answeredNext reports whether the k-th tool use of message j is answered
+// where results usually are: the k-th result of the next message. It saves
+// the ID lookup for nearly every use of a long conversation; false means
+// "look it up".
+func answeredNext(msgs []*chatdoc.Message, j, k int, id string) bool {
+	if j+1 >= len(msgs) {
+		return false
+	}
+	results := msgs[j+1].ToolResults
+	return k < len(results) && results[k].ID == id
 }

@@ -15,7 +15,8 @@ import (
 // concurrent use: its owner guards it.
 type Ledger struct {
 	// openIDs are the tool uses present when the document was opened: they
-	// wait for chatls.advance (SPEC §2 "Categorize").
+	// wait for chatls.advance (SPEC §2 "Categorize"). Filled by NewLedger
+	// and only read afterwards, so clones share it.
 	openIDs map[string]bool
 	// issued maps placeholders known as pending in this session to the
 	// InputHash of their tool use at that moment.
@@ -187,7 +188,7 @@ func (l *Ledger) RunningIDs() []string {
 // its owner keeps taking edits.
 func (l *Ledger) Clone() *Ledger {
 	c := &Ledger{
-		openIDs:      maps.Clone(l.openIDs),
+		openIDs:      l.openIDs, // never written after NewLedger: shared, not copied (15,000 IDs in a long conversation)
 		issued:       maps.Clone(l.issued),
 		userApproved: maps.Clone(l.userApproved),
 		touched:      maps.Clone(l.touched),

@@ -1,6 +1,7 @@
 package cycle
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -111,5 +112,66 @@ func TestActionsFor(t *testing.T) {
 	}
 	if open := OpenPending(doc); len(open) != 1 || open[0].ID != "t_bash" {
 		t.Errorf("open pending: %v", open)
+	}
+}
+
+// A use counts as unanswered exactly when no result anywhere has its ID:
+// results in order right after it, out of order, far later, in the next
+// part of a long document, missing, or for an input that did not parse.
+func TestDiagnosticsUnansweredInEveryLayout(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		a, c := fmt.Sprintf("a%d", i), fmt.Sprintf("c%d", i)
+		fmt.Fprintf(&b, "@You:\nturn %d\n\n@Assistant:\n", i)
+		for _, id := range []string{a, c} {
+			input := `{"path":"x"}`
+			if i%50 == 9 && id == c {
+				input = `{"path":` // invalid: never reported as unanswered
+			}
+			fmt.Fprintf(&b, "**Tool Use:** `read` (`%s`)\n\n```json\n%s\n```\n\n", id, input)
+		}
+		var results []string
+		switch i % 5 {
+		case 0: // in order
+			results = []string{a, c}
+		case 1: // swapped
+			results = []string{c, a}
+		case 2: // only the second; the first is answered in the next turn
+			results = []string{c}
+		case 3:
+			results = []string{a, c, fmt.Sprintf("a%d", i-1)}
+		case 4: // results, but for calls that do not exist
+			results = []string{fmt.Sprintf("z%d", i), fmt.Sprintf("y%d", i)}
+		}
+		if i%5 == 1 && i >= 4 {
+			results = append(results, fmt.Sprintf("a%d", i-4))
+		}
+		if len(results) > 0 {
+			b.WriteString("@You:\n")
+			for _, id := range results {
+				fmt.Fprintf(&b, "**Tool Result:** `%s`\n\n```\nok\n```\n\n", id)
+			}
+		}
+	}
+	doc := chatdoc.Parse(b.String())
+	var got []string
+	for _, d := range Diagnostics(doc, NewLedger(doc), defaults.facts(nil), func(*chatdoc.ToolUse) string { return "" }, t0, nil) {
+		if d.Code == CodeUnanswered {
+			got = append(got, d.ToolID)
+			if u := doc.ToolUse(d.ToolID); u == nil || d.Span != u.HeaderSpan {
+				t.Errorf("%s: the finding is not at its use's header", d.ToolID)
+			}
+		}
+	}
+	var reference []string // every valid use without a result, the plain way
+	for _, u := range doc.ToolUses() {
+		if u.Valid() && doc.ToolResult(u.ID) == nil {
+			reference = append(reference, u.ID)
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(reference)
+	if !equal(got, reference) || len(got) < 100 {
+		t.Fatalf("unanswered: got %d %v\nreference %d %v", len(got), got, len(reference), reference)
 	}
 }
