@@ -73,14 +73,16 @@ func (r *Registry) ValidateText(name, text string, decode func(string) map[strin
 	if !ok {
 		return errs
 	}
+	// A valid input of a flat schema is clear from its text: as quick to
+	// see as to look up, and not worth remembering.
+	if cs.quick != nil && cs.quick.valid(text) {
+		return nil
+	}
 	k := memoKeyOf(text)
 	if v, hit := cs.memo.get(k); hit {
 		return v
 	}
-	var v []ValidationError
-	if cs.quick == nil || !cs.quick.valid(text) {
-		v = cs.validate(decode(text))
-	}
+	v := cs.validate(decode(text))
 	cs.memo.put(k, v)
 	return v
 }
