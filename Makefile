@@ -35,7 +35,7 @@ FUZZ_TARGETS = \
 	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./chatdoc/:FuzzDecodeJSONObject \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
 	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
-	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects \
+	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects ./tools/:FuzzQuickSoundSchemasCompile \
 	./tools/plugin/:FuzzDispatch ./tools/procsup/:FuzzDecodeRequest
 
 fuzz:

@@ -57,9 +57,15 @@ func (r *Registry) compiled(name string) (cs *compiledSchema, errs []ValidationE
 	}
 	cs, err := r.schemas.get(name, def.Schema)
 	if err != nil {
-		return nil, []ValidationError{{Path: []string{}, Message: fmt.Sprintf("the schema of tool %s is invalid: %v", name, err)}}, false
+		return nil, schemaInvalid(name, err), false
 	}
 	return cs, nil, true
+}
+
+// schemaInvalid is the one violation of every input of a tool whose schema
+// is broken.
+func schemaInvalid(name string, err error) []ValidationError {
+	return []ValidationError{{Path: []string{}, Message: fmt.Sprintf("the schema of tool %s is invalid: %v", name, err)}}
 }
 
 // InvalidInput is the error result for an input the tool's schema
@@ -79,13 +85,20 @@ type schemaCache struct {
 }
 
 type compiledSchema struct {
-	text       string
-	schema     *jsonschema.Schema
+	name, text string
+	doc        any      // the schema as jsonschema.UnmarshalJSON decoded it
 	nullable   []string // top-level properties that accept null
 	properties []string // top-level property names, for "did you mean"
-	compileErr error    // remembered so a broken schema is not recompiled per call
+	compileErr error    // found while building: remembered so a broken schema is not recompiled per call
 	memo       validationMemo
 	quick      *quickSchema // nil unless the schema is a flat object of typed properties
+	// full is the general validator, compiled on first need when the quick
+	// check vouches for the schema (most documents then never need it).
+	full struct {
+		once   sync.Once
+		schema *jsonschema.Schema
+		err    error
+	}
 }
 
 func (c *schemaCache) get(name string, schema json.RawMessage) (*compiledSchema, error) {
@@ -103,23 +116,23 @@ func (c *schemaCache) get(name string, schema json.RawMessage) (*compiledSchema,
 }
 
 func compileSchema(name string, schema json.RawMessage) *compiledSchema {
-	e := &compiledSchema{text: string(schema)}
+	e := &compiledSchema{name: name, text: string(schema)}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		e.compileErr = err
 		return e
 	}
-	loc := "mem:///tools/" + url.PathEscape(name) + ".json"
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(loc, doc); err != nil {
-		e.compileErr = err
-		return e
+	e.doc = doc
+	quick, sound := compileQuick(doc)
+	if !sound {
+		// Only a schema the quick check read in full is known to compile:
+		// any other is compiled now, so a broken one is reported at once.
+		if _, err := e.fullSchema(); err != nil {
+			e.compileErr = err
+			return e
+		}
 	}
-	if e.schema, err = c.Compile(loc); err != nil {
-		e.compileErr = err
-		return e
-	}
-	e.quick = compileQuick(doc)
+	e.quick = quick
 	if obj, ok := doc.(map[string]any); ok {
 		props, _ := obj["properties"].(map[string]any)
 		for p, ps := range props {
@@ -131,6 +144,18 @@ func compileSchema(name string, schema json.RawMessage) *compiledSchema {
 		sort.Strings(e.properties)
 	}
 	return e
+}
+
+// fullSchema is the general validator of the schema, compiled once.
+func (cs *compiledSchema) fullSchema() (*jsonschema.Schema, error) {
+	cs.full.once.Do(func() {
+		loc := "mem:///tools/" + url.PathEscape(cs.name) + ".json"
+		c := jsonschema.NewCompiler()
+		if cs.full.err = c.AddResource(loc, cs.doc); cs.full.err == nil {
+			cs.full.schema, cs.full.err = c.Compile(loc)
+		}
+	})
+	return cs.full.schema, cs.full.err
 }
 
 // acceptsNull reports whether a property schema allows null by its type.
@@ -168,7 +193,11 @@ func (cs *compiledSchema) validate(input map[string]any) []ValidationError {
 			filled[p] = nil
 		}
 	}
-	err := cs.schema.Validate(map[string]any(filled))
+	schema, err := cs.fullSchema()
+	if err != nil {
+		return schemaInvalid(cs.name, err)
+	}
+	err = schema.Validate(map[string]any(filled))
 	if err == nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"math"
 	"math/big"
 	"strconv"
 	"unicode/utf8"
@@ -62,71 +61,85 @@ var annotations = map[string]bool{"description": true, "title": true, "$comment"
 
 // compileQuick builds the quick check of a schema document as
 // jsonschema.UnmarshalJSON returns it (numbers as json.Number), or nil when
-// the schema is anything but the flat shape.
-func compileQuick(doc any) *quickSchema {
+// the schema is anything but the flat shape. sound says it read every
+// keyword and found each well-formed, so the schema surely compiles: its
+// general validator can wait until an input needs it.
+func compileQuick(doc any) (q *quickSchema, sound bool) {
 	obj, ok := doc.(map[string]any)
 	if !ok || obj["type"] != "object" {
-		return nil
+		return nil, false
 	}
-	q := &quickSchema{props: map[string]*quickProperty{}}
+	q, sound = &quickSchema{props: map[string]*quickProperty{}}, true
 	for key, v := range obj {
 		switch key {
 		case "type":
 		case "properties":
 			props, ok := v.(map[string]any)
 			if !ok || len(props) > 64 {
-				return nil
+				return nil, false
 			}
 			for name, ps := range props {
-				p := compileQuickProperty(ps)
+				p, propSound := compileQuickProperty(ps)
 				if p == nil {
-					return nil
+					return nil, false
 				}
 				p.bit = 1 << len(q.props)
 				q.props[name] = p
+				sound = sound && propSound
 			}
 		case "required":
 		case "additionalProperties":
 			b, ok := v.(bool)
 			if !ok {
-				return nil
+				return nil, false
 			}
 			q.closed = !b
 		default:
 			if !annotations[key] {
-				return nil
+				return nil, false
 			}
+			sound = sound && isText(key, v)
 		}
 	}
 	required, _ := obj["required"].([]any)
 	if _, present := obj["required"]; present && required == nil {
-		return nil
+		return nil, false
 	}
+	listed := map[string]bool{}
 	for _, r := range required {
 		name, ok := r.(string)
 		p := q.props[name]
 		if !ok || p == nil {
-			return nil
+			return nil, false
 		}
+		sound = sound && !listed[name] // the metaschema wants each name once
+		listed[name] = true
 		// An omitted nullable property counts as null (compiledSchema.validate).
 		if p.kinds&kindNull == 0 {
 			q.needed |= p.bit
 		}
 	}
-	return q
+	return q, sound
 }
 
-func compileQuickProperty(schema any) *quickProperty {
+// isText reports whether an annotation is a description or title with a
+// string value: the only annotations soundness vouches for.
+func isText(key string, v any) bool {
+	_, ok := v.(string)
+	return ok && (key == "description" || key == "title")
+}
+
+func compileQuickProperty(schema any) (p *quickProperty, sound bool) {
 	ps, ok := schema.(map[string]any)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	p := &quickProperty{minLen: -1, maxLen: -1}
+	p, sound = &quickProperty{minLen: -1, maxLen: -1}, true
 	for key, v := range ps {
 		switch key {
 		case "type":
 			if p.kinds = kindsOf(v); p.kinds == 0 {
-				return nil
+				return nil, false
 			}
 		case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
 			limit, ok := exactFloat(v)
@@ -137,23 +150,25 @@ func compileQuickProperty(schema any) *quickProperty {
 			p.bounds = append(p.bounds, numberBound{limit: limit,
 				below: key == "maximum" || key == "exclusiveMaximum", open: key[0] == 'e'})
 		case "minLength", "maxLength":
-			n, ok := exactFloat(v)
-			if !ok || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
+			n, ok := v.(json.Number)
+			length, err := strconv.ParseInt(string(n), 10, 32)
+			if !ok || err != nil || length < 0 {
 				p.opaque = true
 				continue
 			}
 			if key == "minLength" {
-				p.minLen = int(n)
+				p.minLen = int(length)
 			} else {
-				p.maxLen = int(n)
+				p.maxLen = int(length)
 			}
 		default:
 			if !annotations[key] {
 				p.opaque = true
 			}
+			sound = sound && isText(key, v)
 		}
 	}
-	return p
+	return p, sound && !p.opaque
 }
 
 func kindsOf(v any) kindSet {
@@ -167,8 +182,8 @@ func kindsOf(v any) kindSet {
 	var k kindSet
 	for _, n := range names {
 		s, _ := n.(string)
-		if kindByName[s] == 0 {
-			return 0
+		if kindByName[s] == 0 || k&kindByName[s] != 0 {
+			return 0 // unknown, or named twice: the metaschema wants each once
 		}
 		k |= kindByName[s]
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // quickSchemas are the schemas the quick check is held to: every built-in
@@ -173,5 +175,81 @@ func TestQuickSchemaStaysOutOfWhatItDoesNotKnow(t *testing.T) {
 	}
 	if !schemas["opaque"].quick.valid(`{}`) {
 		t.Error("opaque: an input without the opaque properties is not judged")
+	}
+}
+
+// schemaSeeds are flat-looking schemas, some broken in ways only the
+// metaschema sees.
+var schemaSeeds = []string{
+	`{"type":"object","properties":{"a":{"type":"string","description":"x"}},"required":["a"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"a":{"type":"string"}},"required":["a","a"]}`,
+	`{"type":"object","properties":{"a":{"type":["string","string"]}}}`,
+	`{"type":"object","properties":{"a":{"type":[]}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","minLength":-1}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","maxLength":1.5}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","maxLength":"3"}}}`,
+	`{"type":"object","properties":{"a":{"type":"number","minimum":"0"}}}`,
+	`{"type":"object","properties":{"a":{"type":"number","minimum":1e400}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","description":5}}}`,
+	`{"type":"object","title":[],"properties":{"a":{"type":"string"}}}`,
+	`{"type":"object","description":"d","examples":[1],"properties":{"a":{"type":"string","title":"t"}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","deprecated":"yes"}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","minimum":1,"maximum":3,"exclusiveMaximum":2.5}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","enum":"x"}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`,
+}
+
+// FuzzQuickSoundSchemasCompile holds the quick check's second promise: a
+// schema it calls sound compiles, so postponing the compilation hides no
+// broken schema.
+func FuzzQuickSoundSchemasCompile(f *testing.F) {
+	for _, seed := range schemaSeeds {
+		f.Add(seed)
+	}
+	for _, tool := range Builtins(BuiltinOptions{}) {
+		f.Add(string(tool.Definition().Schema))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		if _, sound := compileQuick(doc); !sound {
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("mem:///s.json", doc); err != nil {
+			t.Fatalf("sound, yet the schema is refused: %v\n%s", err, text)
+		}
+		if _, err := c.Compile("mem:///s.json"); err != nil {
+			t.Fatalf("sound, yet the schema does not compile: %v\n%s", err, text)
+		}
+	})
+}
+
+// Every built-in schema is sound: no built-in compiles the general
+// validator until an input needs it. A broken schema that looks flat is
+// still reported for every input, even one the quick check would accept.
+func TestQuickSoundnessPostponesOnlyWhatCompiles(t *testing.T) {
+	for _, tool := range Builtins(BuiltinOptions{}) {
+		def := tool.Definition()
+		cs := compileSchema(def.Name, def.Schema)
+		_, sound := compileQuick(cs.doc)
+		if !sound && cs.quick != nil && !strings.Contains(string(def.Schema), `"enum"`) && !strings.Contains(string(def.Schema), `"items"`) {
+			t.Errorf("%s: a flat built-in schema is not sound", def.Name)
+		}
+	}
+	reg := NewRegistry(nil)
+	reg.Replace("plugin:x", []Tool{fakeTool{def: Definition{Name: "x", Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","minLength":-1}}}`)}}})
+	errs := reg.ValidateText("x", `{"a":"ok"}`, func(string) map[string]any { return map[string]any{"a": "ok"} })
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "the schema of tool x is invalid") {
+		t.Errorf("a broken schema: %v", errs)
+	}
+	bash := compileSchema("bash", json.RawMessage(schemaSeeds[0]))
+	if bash.full.schema != nil {
+		t.Error("a sound schema was compiled before any input needed it")
+	}
+	if errs := bash.validate(map[string]any{"a": 1}); len(errs) != 1 {
+		t.Errorf("the postponed validator: %v", errs)
 	}
 }
