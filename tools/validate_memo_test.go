@@ -64,17 +64,27 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 	}
 }
 
-// BenchmarkValidateTextHit is the cost of a remembered verdict.
-func BenchmarkValidateTextHit(b *testing.B) {
+// BenchmarkValidateText is the cost of a verdict after the first: a valid
+// input, judged by the quick check from its text, and an invalid one,
+// whose verdict is remembered.
+func BenchmarkValidateText(b *testing.B) {
 	reg := NewRegistry(Builtins(BuiltinOptions{}))
-	text := `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":null}`
-	var input map[string]any
-	if err := json.Unmarshal([]byte(text), &input); err != nil {
-		b.Fatal(err)
-	}
-	decode := func(string) map[string]any { return input }
-	reg.ValidateText("bash", text, decode)
-	for b.Loop() {
-		reg.ValidateText("bash", text, decode)
+	for _, c := range []struct{ name, text string }{
+		{"quick", `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":null}`},
+		{"remembered", `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":-1}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var input map[string]any
+			if err := json.Unmarshal([]byte(c.text), &input); err != nil {
+				b.Fatal(err)
+			}
+			decode := func(string) map[string]any { return input }
+			want := len(reg.ValidateText("bash", c.text, decode))
+			for b.Loop() {
+				if len(reg.ValidateText("bash", c.text, decode)) != want {
+					b.Fatal("the verdict changed")
+				}
+			}
+		})
 	}
 }
