@@ -35,7 +35,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	exit := 0
 	for _, name := range args {
-		text, err := os.ReadFile(name)
+		text, err := readWhole(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "chatls check: %v\n", err)
 			exit = 2
