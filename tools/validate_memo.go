@@ -66,8 +66,8 @@ func (m *validationMemo) putLocked(k memoKey, v []ValidationError) {
 // the verdict remembered by that text (see validationMemo): for editor
 // diagnostics, which validate every input of a document after each change.
 // decode turns the text into the input, and is called only when the
-// verdict is neither remembered nor clear from the text (quickSchema). The result is shared between calls: do not
-// modify it.
+// verdict is neither remembered nor clear from the text (quickSchema).
+// The result is shared between calls: do not modify it.
 func (r *Registry) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
 	cs, errs, ok := r.compiled(name)
 	if !ok {
