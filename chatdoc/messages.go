@@ -413,16 +413,27 @@ func (d *Document) EachToolUseAsStored(fn func(i int, u *ToolUse)) {
 // current snapshot only.
 type PartKey struct{ c *msgChunk }
 
-// EachPart calls fn for each part of the snapshot in document order: its
-// key, how far its messages moved since they were stored (add delta to
-// their offsets), the snapshot index of its first tool use, and its
-// messages as stored (see EachToolUseAsStored for what that means). For
+// Part is one part of a snapshot as EachPart gives it.
+type Part struct {
+	Key PartKey
+	// Delta is how far the part's messages moved since they were stored:
+	// add it to their offsets.
+	Delta int
+	// FirstUse and FirstResult are the snapshot indexes of the part's first
+	// tool use and result (for ToolUseAt and ToolResultAt).
+	FirstUse, FirstResult int
+	// Stored are the part's messages as stored (see EachToolUseAsStored
+	// for what that means).
+	Stored []*Message
+}
+
+// EachPart calls fn for each part of the snapshot in document order. For
 // work per tool use that can be remembered per part and shifted, so that
 // after an edit only the parts it touched are done again.
-func (d *Document) EachPart(fn func(key PartKey, delta, firstUse int, stored []*Message)) {
+func (d *Document) EachPart(fn func(p Part)) {
 	st := d.store
 	for k, c := range st.chunks {
-		fn(PartKey{c}, st.pos[k].delta, st.pos[k].use, c.msgs)
+		fn(Part{Key: PartKey{c}, Delta: st.pos[k].delta, FirstUse: st.pos[k].use, FirstResult: st.pos[k].result, Stored: c.msgs})
 	}
 }
 

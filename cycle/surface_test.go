@@ -2,6 +2,8 @@ package cycle
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -119,7 +121,17 @@ func TestActionsFor(t *testing.T) {
 // results in order right after it, out of order, far later, in the next
 // part of a long document, missing, or for an input that did not parse.
 func TestDiagnosticsUnansweredInEveryLayout(t *testing.T) {
+	// Shifting the turns by up to five messages puts each kind of message at
+	// the start and the end of a part (chatdoc.EachPart).
+	for shift := range 6 {
+		checkUnanswered(t, shift)
+	}
+}
+
+func checkUnanswered(t *testing.T, shift int) {
+	t.Helper()
 	var b strings.Builder
+	b.WriteString(strings.Repeat("@You:\nhello\n\n", shift))
 	for i := range 400 {
 		a, c := fmt.Sprintf("a%d", i), fmt.Sprintf("c%d", i)
 		fmt.Fprintf(&b, "@You:\nturn %d\n\n@Assistant:\n", i)
@@ -172,6 +184,84 @@ func TestDiagnosticsUnansweredInEveryLayout(t *testing.T) {
 	sort.Strings(got)
 	sort.Strings(reference)
 	if !equal(got, reference) || len(got) < 100 {
-		t.Fatalf("unanswered: got %d %v\nreference %d %v", len(got), got, len(reference), reference)
+		t.Fatalf("shift %d: unanswered: got %d %v\nreference %d %v", shift, len(got), got, len(reference), reference)
+	}
+}
+
+// Through random edits — status words, IDs, whole blocks typed or deleted
+// — the cache gives exactly what a fresh walk gives, and an edit near the
+// top marks only the parts it replaced again.
+func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
+	var b strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&b, "@You:\nturn %d\n\n@Assistant:\n**Tool Use:** `bash` (`u%d`)\n\n```json\n{\"command\":\"make t%d\",\"timeout\":null}\n```\n\n", i, i, i)
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "@You:\n**Tool Result:** `u%d`\n\n```\nok\n```\n\n", i)
+		case 1:
+			b.WriteString("@You:\n" + placeholder(fmt.Sprintf("u%d", i), chatdoc.StatusPending, ""))
+		case 2:
+			b.WriteString("@You:\n" + placeholder(fmt.Sprintf("u%d", i), chatdoc.StatusApproved, ""))
+		}
+	}
+	doc := chatdoc.Parse(b.String())
+	l := NewLedger(doc)
+	preview := func(u *chatdoc.ToolUse) string { return "preview of " + u.ID }
+	var cache DiagnosticsCache
+	check := func(step string) {
+		t.Helper()
+		got := cache.Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil)
+		want := Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the cache gives %d diagnostics, a fresh walk %d (or they differ)", step, len(got), len(want))
+		}
+		if len(want) < 100 {
+			t.Fatalf("%s: %d diagnostics; the document should have hundreds", step, len(want))
+		}
+	}
+	check("first")
+	rng := rand.New(rand.NewPCG(5, 6))
+	for step := range 80 {
+		text := doc.Text()
+		at := rng.IntN(len(text))
+		var from, to int
+		var ins string
+		switch step % 4 {
+		case 0: // a status word
+			i := strings.Index(text[at:], "status=")
+			if i < 0 {
+				continue
+			}
+			from = at + i + len("status=")
+			to, ins = from+len("pending"), []string{"approved", "denied", "pending"}[rng.IntN(3)]
+			if strings.HasPrefix(text[from:], "approved") {
+				to = from + len("approved")
+			}
+		case 1: // an ID, breaking or making a pair
+			i := strings.Index(text[at:], "`u")
+			if i < 0 {
+				continue
+			}
+			from, to, ins = at+i+2, at+i+2, "9"
+		case 2: // across blocks
+			from, to = at, min(len(text), at+rng.IntN(500))
+		default: // prose near the top
+			from, to, ins = 20, 20, "x"
+		}
+		doc = doc.Replace(chatdoc.Span{Start: from, End: to}, ins)
+		before := cache.parts
+		check(fmt.Sprintf("edit %d", step))
+		if step%4 == 3 {
+			reused := 0 // parts whose marks are the very ones from before
+			for key, marks := range cache.parts {
+				if old, ok := before[key]; ok && len(marks.placeholders) > 0 &&
+					reflect.ValueOf(old.placeholders).Pointer() == reflect.ValueOf(marks.placeholders).Pointer() {
+					reused++
+				}
+			}
+			if len(cache.parts) < 10 || reused < len(cache.parts)-2 {
+				t.Fatalf("a keystroke near the top kept %d of %d parts' marks", reused, len(cache.parts))
+			}
+		}
 	}
 }

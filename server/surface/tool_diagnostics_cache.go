@@ -37,14 +37,14 @@ func (c *ToolDiagnosticsCache) Diagnostics(doc *chatdoc.Document, reg ToolInfo, 
 	c.mu.Unlock()
 	// Only the current parts are kept: a key holds its part's messages.
 	parts := make(map[chatdoc.PartKey][]chatdoc.Diagnostic, len(known))
-	doc.EachPart(func(key chatdoc.PartKey, delta, firstUse int, stored []*chatdoc.Message) {
-		found, ok := known[key]
+	doc.EachPart(func(p chatdoc.Part) {
+		found, ok := known[p.Key]
 		if !ok {
-			found = partToolDiagnostics(doc, reg, delta, firstUse, stored)
+			found = partToolDiagnostics(doc, reg, p)
 		}
-		parts[key] = found
+		parts[p.Key] = found
 		for _, d := range found {
-			d.Span = d.Span.Shift(delta)
+			d.Span = d.Span.Shift(p.Delta)
 			diags = append(diags, d)
 		}
 	})
@@ -55,18 +55,18 @@ func (c *ToolDiagnosticsCache) Diagnostics(doc *chatdoc.Document, reg ToolInfo, 
 }
 
 // partToolDiagnostics are the findings of one part's tool uses, with spans
-// as the part stores them (the snapshot's minus delta).
-func partToolDiagnostics(doc *chatdoc.Document, reg ToolInfo, delta, firstUse int, stored []*chatdoc.Message) []chatdoc.Diagnostic {
+// as the part stores them (the snapshot's minus its delta).
+func partToolDiagnostics(doc *chatdoc.Document, reg ToolInfo, p chatdoc.Part) []chatdoc.Diagnostic {
 	var found []chatdoc.Diagnostic
-	i := firstUse
-	for _, m := range stored {
+	i := p.FirstUse
+	for _, m := range p.Stored {
 		for _, u := range m.ToolUses {
 			found = appendUseDiagnostics(found, doc, u, i, reg)
 			i++
 		}
 	}
 	for k := range found {
-		found[k].Span = found[k].Span.Shift(-delta)
+		found[k].Span = found[k].Span.Shift(-p.Delta)
 	}
 	return found
 }
