@@ -1,3 +1,6 @@
+// Changed for chatls (see CHATLS.md): the metaschemas are compiled on the
+// first Compile instead of in init.
+
 package jsonschema
 
 import (
