@@ -133,3 +133,26 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		t.Fatalf("generated document has problems: %v", d.Diagnostics())
 	}
 }
+
+// BenchmarkPosition10MB converts offsets of the 10 MB document to UTF-16
+// positions, as whole-document requests (symbols, folding) do for every
+// node: in document order, 64 bytes apart, and scattered.
+func BenchmarkPosition10MB(b *testing.B) {
+	d := Parse(bench10MB())
+	b.Run("in-order", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			d.Lines.Position(i*64%d.Len(), UTF16)
+		}
+	})
+	b.Run("scattered", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			d.Lines.Position(int(uint64(i)*2654435761%uint64(d.Len())), UTF16)
+		}
+	})
+	b.Run("cursor-in-order", func(b *testing.B) {
+		c := d.Lines.Cursor()
+		for i := 0; b.Loop(); i++ {
+			c.Position(i*64%d.Len(), UTF16)
+		}
+	})
+}

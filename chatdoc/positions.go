@@ -136,29 +136,51 @@ func (li *LineIndex) chunkOfLine(line int) *lineChunk {
 
 // LineOf returns the 0-based line holding offset (clamped).
 func (li *LineIndex) LineOf(offset int) int {
-	offset = max(0, min(offset, li.text.n))
-	i := sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].base > offset }) - 1
-	c := &li.chunks[i]
+	line, _ := li.locate(max(0, min(offset, li.text.n)))
+	return line
+}
+
+// locate is the line holding offset (0 <= offset <= len) and its start.
+func (li *LineIndex) locate(offset int) (line, start int) {
+	return lineInChunk(&li.chunks[chunkAt(li.chunks, offset)], offset)
+}
+
+// chunkAt is the index of the last chunk whose base is at or before offset.
+// Whole-document requests convert an offset for every node, so the
+// searches are written out rather than sort.Search's closures.
+func chunkAt(chunks []lineChunk, offset int) int {
+	lo, hi := 0, len(chunks)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if chunks[mid].base <= offset {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// lineInChunk is the line of chunk c holding offset, and its start.
+func lineInChunk(c *lineChunk, offset int) (line, start int) {
 	rel := int32(offset - c.base)
-	j := sort.Search(len(c.starts), func(j int) bool { return c.starts[j] > rel }) - 1
-	return c.firstLine + j
+	lo, hi := 0, len(c.starts) // the last start <= rel
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if c.starts[mid] <= rel {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return c.firstLine + lo, c.base + int(c.starts[lo])
 }
 
 // Position converts a byte offset (clamped to [0, len]) to a position. An
 // offset inside a UTF-8 sequence counts only the characters before it.
 func (li *LineIndex) Position(offset int, enc Encoding) Position {
-	offset = max(0, min(offset, li.text.n))
-	if offset > 0 && offset < li.text.n && li.text.byteAt(offset) == '\n' && li.text.byteAt(offset-1) == '\r' {
-		offset-- // inside "\r\n": the line's end, as clients count it
-	}
-	line := li.LineOf(offset)
-	start := li.LineStart(line)
-	if enc == UTF8 {
-		return Position{Line: line, Character: offset - start}
-	}
-	// A few bytes past offset, to see whether offset splits a character.
-	text := li.text.slice(start, min(li.text.n, offset+utf8.UTFMax-1))
-	return Position{Line: line, Character: units(text, offset-start, enc)}
+	c := LineCursor{li: li, chunk: -1}
+	return c.Position(offset, enc)
 }
 
 // units counts the characters of text[:to) in enc; invalid bytes count one
@@ -167,6 +189,11 @@ func (li *LineIndex) Position(offset int, enc Encoding) Position {
 func units(text string, to int, enc Encoding) int {
 	n := 0
 	for i := 0; i < to; {
+		if i+8 <= to && asciiWord(text, i) { // eight ASCII bytes: eight characters
+			n += 8
+			i += 8
+			continue
+		}
 		if text[i] < utf8.RuneSelf {
 			n++
 			i++
@@ -184,6 +211,14 @@ func units(text string, to int, enc Encoding) int {
 		i += size
 	}
 	return n
+}
+
+// asciiWord reports whether text[i:i+8] is ASCII (one load, where the
+// compiler merges the byte reads).
+func asciiWord(text string, i int) bool {
+	w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+		uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+	return w&0x8080808080808080 == 0
 }
 
 // Offset converts a position to a byte offset. A line past the end gives

@@ -20,12 +20,13 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 	}
 	_ = enc             // folding is line based; lines do not depend on the encoding
 	var text textWindow // the frontmatter or the message at hand
+	lines := doc.Lines.Cursor()
 	add := func(s chatdoc.Span, kind protocol.FoldingRangeKind) {
 		s = text.trimSpanRight(s)
 		if s.Len() <= 0 {
 			return
 		}
-		start, end := lineOf(doc, s.Start), lineOf(doc, s.End)
+		start, end := lines.LineOf(s.Start), lines.LineOf(s.End)
 		if end > start {
 			folds = append(folds, protocol.FoldingRange{StartLine: uint32(start), EndLine: uint32(end), Kind: kind})
 		}

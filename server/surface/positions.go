@@ -22,7 +22,13 @@ func lspPosition(p chatdoc.Position) protocol.Position {
 
 // lspRange maps a byte span to an LSP range in the negotiated encoding.
 func lspRange(doc *chatdoc.Document, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
-	r := doc.Range(chatdoc.Span{Start: s.Start, End: max(s.End, s.Start)}, enc) // Range clamps to the text
+	return lspRangeVia(doc.Lines.Cursor(), s, enc)
+}
+
+// lspRangeVia is lspRange through a cursor: for a walk that maps the spans
+// of many nodes in document order (symbols: four conversions per node).
+func lspRangeVia(cur *chatdoc.LineCursor, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
+	r := cur.Range(chatdoc.Span{Start: s.Start, End: max(s.End, s.Start)}, enc) // Range clamps to the text
 	return protocol.Range{Start: lspPosition(r.Start), End: lspPosition(r.End)}
 }
 
@@ -169,8 +175,3 @@ func (w *textWindow) trimSpan(s chatdoc.Span) chatdoc.Span {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
-// lineOf is the 0-based line of a byte offset (for folding, which is line based).
-func lineOf(doc *chatdoc.Document, off int) int {
-	return doc.Lines.LineOf(off)
-}

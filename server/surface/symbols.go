@@ -24,9 +24,10 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 		return symbols
 	}
 	results := resultsByID(doc)
+	cur := doc.Lines.Cursor()
 	if fm := doc.Frontmatter; fm != nil {
 		text := spanWindow(doc, fm.Span)
-		symbols = append(symbols, symbol(doc, enc, "frontmatter", displayText(fm.Language), protocol.SymbolKindPackage,
+		symbols = append(symbols, symbol(cur, enc, "frontmatter", displayText(fm.Language), protocol.SymbolKindPackage,
 			text.trimSpanRight(fm.Span), chatdoc.Span{Start: fm.Span.Start, End: text.lineEnd(fm.Span.Start)}))
 	}
 	for _, m := range doc.Messages() {
@@ -34,7 +35,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 			continue
 		}
 		text := spanWindow(doc, m.Span)
-		sym := symbol(doc, enc, messageSymbolName(&text, m), "", protocol.SymbolKindNamespace, text.trimSpanRight(m.Span), m.MarkerSpan)
+		sym := symbol(cur, enc, messageSymbolName(&text, m), "", protocol.SymbolKindNamespace, text.trimSpanRight(m.Span), m.MarkerSpan)
 		for _, use := range m.ToolUses {
 			if use == nil {
 				continue
@@ -46,14 +47,14 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 			if status == "" {
 				status = documentStatus(use, results[use.ID])
 			}
-			sym.Children = append(sym.Children, symbol(doc, enc, displayText(use.Name), displayText(status+" · "+use.ID),
+			sym.Children = append(sym.Children, symbol(cur, enc, displayText(use.Name), displayText(status+" · "+use.ID),
 				protocol.SymbolKindFunction, text.trimSpanRight(use.Span), use.NameSpan))
 		}
 		for _, res := range m.ToolResults {
 			if res == nil {
 				continue
 			}
-			sym.Children = append(sym.Children, symbol(doc, enc, displayText("result "+res.ID), resultStatus(res),
+			sym.Children = append(sym.Children, symbol(cur, enc, displayText("result "+res.ID), resultStatus(res),
 				protocol.SymbolKindEvent, text.trimSpanRight(res.Span), res.IDSpan))
 		}
 		symbols = append(symbols, sym)
@@ -65,11 +66,11 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 // (LSP requires it; VS Code drops the whole outline otherwise): a trimmed
 // range may end before the selection when the line ends in white space
 // ("@You: " at the end of the document).
-func symbol(doc *chatdoc.Document, enc chatdoc.Encoding, name, detail string, kind protocol.SymbolKind, rng, sel chatdoc.Span) protocol.DocumentSymbol {
+func symbol(cur *chatdoc.LineCursor, enc chatdoc.Encoding, name, detail string, kind protocol.SymbolKind, rng, sel chatdoc.Span) protocol.DocumentSymbol {
 	rng.Start = min(rng.Start, sel.Start)
 	rng.End = max(rng.End, sel.End)
 	return protocol.DocumentSymbol{Name: name, Detail: detail, Kind: kind,
-		Range: lspRange(doc, rng, enc), SelectionRange: lspRange(doc, sel, enc)}
+		Range: lspRangeVia(cur, rng, enc), SelectionRange: lspRangeVia(cur, sel, enc)}
 }
 
 // resultsByID maps IDs to their first result; later duplicates are a
