@@ -133,6 +133,33 @@ func BenchmarkSemanticTokensKeystroke10MB(b *testing.B) {
 	}
 }
 
+// typedTop is typed near the top: after the second message, so that every
+// later part moves (the worst case for a request that reads every message).
+func typedTop(doc *chatdoc.Document, i int) *chatdoc.Document {
+	at := doc.Message(2).Span.Start - 1
+	if i%2 == 0 {
+		return doc.Replace(chatdoc.Span{Start: at, End: at}, "x")
+	}
+	return doc.Replace(chatdoc.Span{Start: at, End: at + 1}, "")
+}
+
+// BenchmarkSemanticTokensKeystrokeTop10MB is BenchmarkSemanticTokensKeystroke10MB
+// typing near the top.
+func BenchmarkSemanticTokensKeystrokeTop10MB(b *testing.B) {
+	doc := bench10MB(b)
+	cache := NewTokenCache()
+	prev := cache.Tokens(doc, chatdoc.UTF16)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		doc = typedTop(doc, i)
+		b.StartTimer()
+		cur := cache.Tokens(doc, chatdoc.UTF16)
+		SemanticTokensDelta(prev, cur)
+		prev = cur
+	}
+}
+
 // badCalls ends the 10 MB document with calls whose input breaks the
 // built-in tools' schemas and a pre-0.6 inline role marker, so tool
 // diagnostics and quick fixes have spans to compute and text to read (the

@@ -213,10 +213,10 @@ func normalizeTokens(text *textWindow, toks []semanticToken, scratch *tokenScrat
 // token at (prevLine, prevChar), and returns the new data and the position
 // of the last token. Positions come from the mapper; a token's length is its
 // end character minus its start character on the same line.
-func encodeTokens(data []uint32, doc *chatdoc.Document, enc chatdoc.Encoding, toks []semanticToken, prevLine, prevChar int) ([]uint32, int, int) {
+func encodeTokens(data []uint32, lines *chatdoc.LineCursor, enc chatdoc.Encoding, toks []semanticToken, prevLine, prevChar int) ([]uint32, int, int) {
 	for _, t := range toks {
-		start := doc.Lines.Position(t.span.Start, enc)
-		end := doc.Lines.Position(t.span.End, enc)
+		start := lines.Position(t.span.Start, enc)
+		end := lines.Position(t.span.End, enc)
 		if end.Line != start.Line || end.Character <= start.Character {
 			continue
 		}

@@ -2,6 +2,7 @@ package surface
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,9 +69,9 @@ func TestTokenCacheReusesMovedMessages(t *testing.T) {
 	c := NewTokenCache()
 	c.Tokens(doc, chatdoc.UTF16)
 	for k, d := range []*chatdoc.Document{edited, doc} {
-		reuse, _ := c.matcher(d, chatdoc.UTF16)
+		reuse, _ := c.matcher(d, chatdoc.UTF16, storedMessagesOf(d))
 		misses := 0
-		for i := range d.Messages() {
+		for i := range d.MessageCount() {
 			if reuse(i) == nil {
 				misses++
 			}
@@ -79,5 +80,45 @@ func TestTokenCacheReusesMovedMessages(t *testing.T) {
 			t.Errorf("step %d: %d of %d messages encoded again, want 1", k, misses, len(d.Messages()))
 		}
 		c.Tokens(d, chatdoc.UTF16)
+	}
+}
+
+// In a document of several parts (chatdoc.EachPart), edits near the top,
+// in the middle and across messages keep the cached tokens equal to a
+// fresh computation, and a keystroke near the top encodes one message
+// again.
+func TestTokenCacheAcrossParts(t *testing.T) {
+	doc := chatdoc.Parse(chatgen.Generate(600<<10, 3))
+	if doc.MessageCount() < 600 {
+		t.Fatalf("%d messages: want several parts", doc.MessageCount())
+	}
+	rng := rand.New(rand.NewSource(11))
+	c := NewTokenCache()
+	c.Tokens(doc, chatdoc.UTF16)
+	for step := range 30 {
+		at := doc.Message(2).Span.Start - 1 // after the second message
+		switch step % 3 {
+		case 1:
+			at = rng.Intn(doc.Len())
+		case 2:
+			at = doc.Message(rng.Intn(doc.MessageCount())).Span.Start
+		}
+		ins := []string{"x", "\n@You:\nhi\n", "😀", ""}[rng.Intn(4)]
+		doc = doc.Replace(chatdoc.Span{Start: at, End: min(doc.Len(), at+rng.Intn(3))}, ins)
+		if step%3 == 0 && ins == "x" {
+			reuse, _ := c.matcher(doc, chatdoc.UTF16, storedMessagesOf(doc))
+			misses := 0
+			for i := range doc.MessageCount() {
+				if reuse(i) == nil {
+					misses++
+				}
+			}
+			if misses > 1 {
+				t.Fatalf("step %d: a keystroke near the top encodes %d messages again", step, misses)
+			}
+		}
+		if want, got := SemanticTokens(doc, chatdoc.UTF16), c.Tokens(doc, chatdoc.UTF16); !slices.Equal(want, got) {
+			t.Fatalf("step %d: cached tokens differ (-want +got):\n%s", step, cmp.Diff(want, got))
+		}
 	}
 }
