@@ -119,19 +119,7 @@ func BenchmarkSelectionRanges10MB(b *testing.B) {
 
 // BenchmarkSemanticTokensKeystroke10MB: semanticTokens/full/delta after each
 // keystroke, through a warm TokenCache.
-func BenchmarkSemanticTokensKeystroke10MB(b *testing.B) {
-	doc := bench10MB(b)
-	cache := NewTokenCache()
-	prev := cache.Tokens(doc, chatdoc.UTF16)
-	for i := 0; b.Loop(); i++ {
-		b.StopTimer()
-		doc = typed(doc, i)
-		b.StartTimer()
-		cur := cache.Tokens(doc, chatdoc.UTF16)
-		SemanticTokensDelta(prev, cur)
-		prev = cur
-	}
-}
+func BenchmarkSemanticTokensKeystroke10MB(b *testing.B) { benchTokensTyping(b, typed) }
 
 // typedTop is typed near the top: after the second message, so that every
 // later part moves (the worst case for a request that reads every message).
@@ -145,14 +133,16 @@ func typedTop(doc *chatdoc.Document, i int) *chatdoc.Document {
 
 // BenchmarkSemanticTokensKeystrokeTop10MB is BenchmarkSemanticTokensKeystroke10MB
 // typing near the top.
-func BenchmarkSemanticTokensKeystrokeTop10MB(b *testing.B) {
+func BenchmarkSemanticTokensKeystrokeTop10MB(b *testing.B) { benchTokensTyping(b, typedTop) }
+
+func benchTokensTyping(b *testing.B, typing func(*chatdoc.Document, int) *chatdoc.Document) {
 	doc := bench10MB(b)
 	cache := NewTokenCache()
 	prev := cache.Tokens(doc, chatdoc.UTF16)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		doc = typedTop(doc, i)
+		doc = typing(doc, i)
 		b.StartTimer()
 		cur := cache.Tokens(doc, chatdoc.UTF16)
 		SemanticTokensDelta(prev, cur)
