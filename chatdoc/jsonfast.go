@@ -26,6 +26,16 @@ func isJSONObject(s string) bool {
 	return ok
 }
 
+// EachJSONMember calls fn with every member of the JSON object text, in
+// order: its key as encoding/json decodes it and its value's text. It
+// checks the whole text as decodeJSONObject does, building no values, and
+// reports whether text is such an object and fn returned true for every
+// member: a validator can judge an input from its text (tools.quickSchema).
+func EachJSONMember(text string, fn func(key, raw string) bool) bool {
+	_, ok := (&jsonDecoder{s: text, discard: true, member: fn}).topObject()
+	return ok
+}
+
 func (d *jsonDecoder) topObject() (map[string]any, bool) {
 	s := d.s
 	d.space()
@@ -49,6 +59,8 @@ type jsonDecoder struct {
 	s       string
 	i       int
 	discard bool // check the syntax and ranges only: no maps, lists or strings kept
+	// member, when set, is told of each member of the top-level object.
+	member func(key, raw string) bool
 }
 
 func (d *jsonDecoder) space() {
@@ -74,10 +86,11 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		if str, ok := d.string(); ok {
-			return str, true
+		str, ok := d.string()
+		if !ok || d.discard {
+			return nil, ok // a checked string is not kept (nor boxed)
 		}
-		return nil, false
+		return str, true
 	case c == '-' || c >= '0' && c <= '9':
 		return d.number()
 	}
@@ -120,8 +133,10 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 			return nil, false
 		}
 		d.i++
+		d.space()
+		start := d.i
 		v, ok := d.value(depth)
-		if !ok {
+		if !ok || depth == 1 && d.member != nil && !d.member(key, d.s[start:d.i]) {
 			return nil, false
 		}
 		if !d.discard {
@@ -223,6 +238,9 @@ func (d *jsonDecoder) number() (any, bool) {
 		return nil, false
 	}
 	d.i = i
+	if d.discard {
+		return nil, true
+	}
 	return f, true
 }
 

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
 // quickSchema answers "valid" for an input's JSON text without decoding it,
@@ -210,81 +213,45 @@ func exactFloat(v any) (float64, bool) {
 }
 
 // valid reports whether the full validator surely accepts text; false means
-// "not sure", never "invalid".
+// "not sure", never "invalid". The text is read as the input's decoding
+// reads it (chatdoc.EachJSONMember): the same keys, strings and numbers.
+// A duplicate key is fine: each of its values is checked, and the decoding
+// keeps the last.
 func (q *quickSchema) valid(text string) bool {
-	s := quickScan{s: text}
-	s.space()
-	if !s.take('{') {
-		return false
-	}
 	var seen uint64
-	s.space()
-	if s.take('}') {
-		return s.end() && q.needed == 0
-	}
-	for {
-		s.space()
-		key, ok := s.plainString()
-		if !ok {
-			return false
-		}
-		s.space()
-		if !s.take(':') {
-			return false
-		}
-		s.space()
+	ok := chatdoc.EachJSONMember(text, func(key, raw string) bool {
 		p := q.props[key]
 		switch {
-		case p == nil && q.closed:
-			return false
 		case p == nil:
-			if !s.skipValue(0) {
-				return false
-			}
+			return !q.closed
 		case p.opaque:
 			return false
-		default:
-			// A duplicate key is fine: each value is checked, and the
-			// decoding keeps the last.
-			if !p.accepts(&s) {
-				return false
-			}
-			seen |= p.bit
 		}
-		s.space()
-		if s.take('}') {
-			return s.end() && seen&q.needed == q.needed
-		}
-		if !s.take(',') {
-			return false
-		}
-	}
+		seen |= p.bit
+		return p.accepts(raw)
+	})
+	return ok && seen&q.needed == q.needed
 }
 
-// accepts reads the property's value and reports whether it surely passes.
-func (p *quickProperty) accepts(s *quickScan) bool {
-	start := s.i
-	kind, ok := s.valueKind()
-	if !ok || p.kinds != 0 && p.kinds&kind == 0 {
+// accepts reports whether a value, given by its (checked) text, surely
+// passes the property's checks.
+func (p *quickProperty) accepts(raw string) bool {
+	kind := kindOf(raw)
+	if p.kinds != 0 && p.kinds&kind == 0 {
 		return false
 	}
-	switch kind {
-	case kindString:
-		if p.minLen < 0 && p.maxLen < 0 {
-			return true
-		}
-		raw := s.s[start+1 : s.i-1]
-		if !isPlainString(raw) {
+	switch {
+	case kind == kindString && (p.minLen >= 0 || p.maxLen >= 0):
+		body := raw[1 : len(raw)-1]
+		if strings.IndexByte(body, '\\') >= 0 {
 			return false // escapes: its length is the full validator's to count
 		}
-		n := utf8.RuneCountInString(raw)
+		// Each invalid byte counts one here and decodes to one U+FFFD there.
+		n := utf8.RuneCountInString(body)
 		return n >= p.minLen && (p.maxLen < 0 || n <= p.maxLen)
-	case kindNumber, kindInteger:
-		if len(p.bounds) == 0 {
-			return true
-		}
+	case kind&(kindNumber|kindInteger) != 0 && len(p.bounds) > 0:
 		// The decoded input holds strconv.ParseFloat's value (chatdoc.DecodeInput).
-		f, err := strconv.ParseFloat(s.s[start:s.i], 64)
+		f, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
 			return false
 		}
@@ -295,6 +262,27 @@ func (p *quickProperty) accepts(s *quickScan) bool {
 		}
 	}
 	return true
+}
+
+// kindOf names the JSON kind of a value's text: kindInteger for a number
+// written without fraction or exponent, kindNumber for any other number.
+func kindOf(raw string) kindSet {
+	switch raw[0] {
+	case '"':
+		return kindString
+	case '{':
+		return kindObject
+	case '[':
+		return kindArray
+	case 't', 'f':
+		return kindBoolean
+	case 'n':
+		return kindNull
+	}
+	if strings.ContainsAny(raw, ".eE") {
+		return kindNumber
+	}
+	return kindInteger
 }
 
 func (b numberBound) holds(f float64) bool {
