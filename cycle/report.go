@@ -33,23 +33,23 @@ type Report struct {
 // placeholders of duplicated IDs, orphans and second results are
 // diagnosed, not pending. Ready means nothing pending, running, unanswered
 // or duplicated.
-func Count(doc *chatdoc.Document, l *Ledger) Report {
+func Count(doc *chatdoc.Document, l *Ledger) Report { return (*PartCache)(nil).Count(doc, l) }
+
+// Count is the package's Count through the cache.
+func (c *PartCache) Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
-	// Counting needs no positions: the nodes as stored will do.
-	doc.EachToolUseAsStored(func(_ int, u *chatdoc.ToolUse) {
-		if !dups[u.ID] && doc.ToolResultIndex(u.ID) < 0 && u.Valid() {
+	uses, placeholders := c.candidates(doc)
+	for _, u := range uses {
+		if !dups[u.id] && doc.ToolResultIndex(u.id) < 0 {
 			r.Unanswered++
 		}
-	})
-	doc.EachToolResultAsStored(func(i int, res *chatdoc.ToolResult) {
-		if !res.IsPlaceholder() || doc.ToolResultIndex(res.ID) != i || doc.ToolUseIndex(res.ID) < 0 || dups[res.ID] {
-			return
-		}
-		if !l.Busy(res.ID) {
+	}
+	for _, p := range placeholders {
+		if doc.ToolResultIndex(p.id) == p.index && doc.ToolUseIndex(p.id) >= 0 && !dups[p.id] && !l.Busy(p.id) {
 			r.Pending++
 		}
-	})
+	}
 	r.Ready = r.Pending == 0 && r.Running == 0 && r.Unanswered == 0 && len(dups) == 0
 	if len(dups) > 0 {
 		ids := make([]string, 0, len(dups))

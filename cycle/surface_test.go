@@ -194,20 +194,27 @@ func checkUnanswered(t *testing.T, shift int) {
 func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 	var b strings.Builder
 	for i := range 600 {
-		fmt.Fprintf(&b, "@You:\nturn %d\n\n@Assistant:\n**Tool Use:** `bash` (`u%d`)\n\n```json\n{\"command\":\"make t%d\",\"timeout\":null}\n```\n\n", i, i, i)
+		id := fmt.Sprintf("u%d", i)
+		if i%50 == 7 {
+			id = fmt.Sprintf("u%d", i-2) // a duplicated ID: neither unanswered nor pending
+		}
+		fmt.Fprintf(&b, "@You:\nturn %d\n\n@Assistant:\n**Tool Use:** `bash` (`%s`)\n\n```json\n{\"command\":\"make t%d\",\"timeout\":null}\n```\n\n", i, id, i)
 		switch i % 4 {
 		case 0:
-			fmt.Fprintf(&b, "@You:\n**Tool Result:** `u%d`\n\n```\nok\n```\n\n", i)
+			fmt.Fprintf(&b, "@You:\n**Tool Result:** `%s`\n\n```\nok\n```\n\n", id)
 		case 1:
-			b.WriteString("@You:\n" + placeholder(fmt.Sprintf("u%d", i), chatdoc.StatusPending, ""))
+			b.WriteString("@You:\n" + placeholder(id, chatdoc.StatusPending, ""))
+			if i%20 == 1 { // a second result for the ID: never pending
+				b.WriteString(placeholder(id, chatdoc.StatusPending, ""))
+			}
 		case 2:
-			b.WriteString("@You:\n" + placeholder(fmt.Sprintf("u%d", i), chatdoc.StatusApproved, ""))
+			b.WriteString("@You:\n" + placeholder(id, chatdoc.StatusApproved, ""))
 		}
 	}
 	doc := chatdoc.Parse(b.String())
 	l := NewLedger(doc)
 	preview := func(u *chatdoc.ToolUse) string { return "preview of " + u.ID }
-	var cache DiagnosticsCache
+	var cache PartCache
 	check := func(step string) {
 		t.Helper()
 		got := cache.Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil)
@@ -217,6 +224,9 @@ func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 		}
 		if len(want) < 100 {
 			t.Fatalf("%s: %d diagnostics; the document should have hundreds", step, len(want))
+		}
+		if got, want := cache.Count(doc, l), countByLists(doc, l); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the cache counts %+v, the placed lists %+v", step, got, want)
 		}
 	}
 	check("first")
@@ -264,4 +274,25 @@ func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 			}
 		}
 	}
+}
+
+// countByLists is what Count reports, counted the plain way: over the
+// placed lists, with every ID looked up.
+func countByLists(doc *chatdoc.Document, l *Ledger) Report {
+	dups := DuplicateIDs(doc)
+	r := Report{Running: l.Active()}
+	for _, u := range doc.ToolUses() {
+		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
+			r.Unanswered++
+		}
+	}
+	for _, res := range doc.ToolResults() {
+		if res.IsPlaceholder() && doc.ToolResult(res.ID) == res && doc.ToolUse(res.ID) != nil && !dups[res.ID] && !l.Busy(res.ID) {
+			r.Pending++
+		}
+	}
+	plain := Count(doc, l) // the rest of the report (ready, message) from the same counts
+	plain.Unanswered, plain.Pending = r.Unanswered, r.Pending
+	plain.Ready = r.Unanswered == 0 && r.Pending == 0 && plain.Running == 0 && len(dups) == 0
+	return plain
 }

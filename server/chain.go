@@ -192,7 +192,7 @@ type chainShown struct {
 
 func (s *Server) status(ds *docState) docStatus {
 	doc, l := s.view(ds)
-	st := docStatus{Report: cycle.Count(doc, l)}
+	st := docStatus{Report: ds.cycleParts.Count(doc, l)}
 	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
 	s.mu.Lock()
 	defer s.mu.Unlock()

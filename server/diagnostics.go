@@ -114,7 +114,7 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 func (s *Server) sessionDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	eff := s.settings.effectiveFor(ds.path)
 	target := s.targetFor(ds, doc)
-	diags := ds.cycleDiags.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(target, u, eff.InlayHintsMaxLength) }, time.Now(), eff.Keys)
+	diags := ds.cycleParts.Diagnostics(doc, s.ledgerCopy(ds), s.facts(ds, doc, ""), func(u *chatdoc.ToolUse) string { return s.preview(target, u, eff.InlayHintsMaxLength) }, time.Now(), eff.Keys)
 	for _, d := range diags {
 		if d.Code == cycle.CodePending {
 			if u := doc.ToolUse(d.ToolID); u != nil && u.Name == "bash" {

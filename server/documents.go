@@ -49,9 +49,9 @@ type docState struct {
 	// toolDiags remembers the tool findings of each part of the document,
 	// so a publish after a keystroke redoes only the parts it touched.
 	toolDiags surface.ToolDiagnosticsCache
-	// cycleDiags likewise remembers which blocks of each part the cycle's
-	// diagnostics must look at.
-	cycleDiags cycle.DiagnosticsCache
+	// cycleParts likewise remembers which blocks of each part the cycle's
+	// diagnostics and status count must look at.
+	cycleParts cycle.PartCache
 	// stream is the answer being streamed in (nil: none), send the
 	// request in flight and chain the autopilot chain (SPEC §7).
 	stream *streamState
