@@ -104,37 +104,47 @@ func withTinyPieces(f func()) {
 	f()
 }
 
-// storedWalkDiff checks the walks over nodes as stored: every position-free
-// field as in want's placed nodes, in order, with the right indexes.
+// storedWalkDiff checks the parts as stored (EachPart): each part's first
+// tool use and result index, its messages moved by its delta to where want
+// has them, and every position-free field of their tool uses and results as
+// in want's placed nodes.
 func storedWalkDiff(got, want *Document) string {
-	uses, results := want.ToolUses(), want.ToolResults()
+	msgs, uses, results := want.Messages(), want.ToolUses(), want.ToolResults()
 	if got.store.nUses != len(uses) || got.store.nResults != len(results) {
 		return fmt.Sprintf("counts %d/%d, want %d/%d", got.store.nUses, got.store.nResults, len(uses), len(results))
 	}
 	var diff string
-	n := 0
-	got.EachToolUseAsStored(func(i int, u *ToolUse) {
-		w := uses[n]
-		if i != n || u.ID != w.ID || u.Name != w.Name || u.RawInput != w.RawInput || u.InputError != w.InputError ||
-			u.Valid() != w.Valid() || !reflect.DeepEqual(u.Input(), w.Input()) || got.ToolUseIndex(u.ID) != want.ToolUseIndex(w.ID) {
-			diff = fmt.Sprintf("stored tool use %d (%s) differs from the placed one", i, u.ID)
+	k, n, r := 0, 0, 0
+	got.EachPart(func(p Part) {
+		if p.FirstUse != n || p.FirstResult != r {
+			diff = fmt.Sprintf("part at message %d starts at use %d, result %d; want %d, %d", k, p.FirstUse, p.FirstResult, n, r)
 		}
-		n++
-	})
-	if diff != "" || n != len(uses) {
-		return diff + fmt.Sprintf(" (walked %d of %d tool uses)", n, len(uses))
-	}
-	n = 0
-	got.EachToolResultAsStored(func(i int, r *ToolResult) {
-		w := results[n]
-		if i != n || r.ID != w.ID || r.Status != w.Status || r.Dialect != w.Dialect || r.Content != w.Content ||
-			!reflect.DeepEqual(r.Extra, w.Extra) || got.ToolResultIndex(r.ID) != want.ToolResultIndex(w.ID) {
-			diff = fmt.Sprintf("stored tool result %d (%s) differs from the placed one", i, r.ID)
+		for _, m := range p.Stored {
+			if k >= len(msgs) || m.Span.Shift(p.Delta) != msgs[k].Span {
+				diff = fmt.Sprintf("stored message %d moved by %d is not where want has it", k, p.Delta)
+				return
+			}
+			k++
+			for _, u := range m.ToolUses {
+				w := uses[n]
+				if u.ID != w.ID || u.Name != w.Name || u.RawInput != w.RawInput || u.InputError != w.InputError ||
+					u.Valid() != w.Valid() || !reflect.DeepEqual(u.Input(), w.Input()) || got.ToolUseIndex(u.ID) != want.ToolUseIndex(w.ID) {
+					diff = fmt.Sprintf("stored tool use %d (%s) differs from the placed one", n, u.ID)
+				}
+				n++
+			}
+			for _, res := range m.ToolResults {
+				w := results[r]
+				if res.ID != w.ID || res.Status != w.Status || res.Dialect != w.Dialect || res.Content != w.Content ||
+					!reflect.DeepEqual(res.Extra, w.Extra) || got.ToolResultIndex(res.ID) != want.ToolResultIndex(w.ID) {
+					diff = fmt.Sprintf("stored tool result %d (%s) differs from the placed one", r, res.ID)
+				}
+				r++
+			}
 		}
-		n++
 	})
-	if diff != "" || n != len(results) {
-		return diff + fmt.Sprintf(" (walked %d of %d tool results)", n, len(results))
+	if diff != "" || k != len(msgs) || n != len(uses) || r != len(results) {
+		return diff + fmt.Sprintf(" (walked %d of %d messages, %d of %d tool uses, %d of %d results)", k, len(msgs), n, len(uses), r, len(results))
 	}
 	return ""
 }

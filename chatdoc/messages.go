@@ -391,22 +391,6 @@ func sameEntries[T any](old []*T, fresh []*Message, of func(*Message) []*T) bool
 	return true
 }
 
-// EachToolUseAsStored calls fn with every tool use and its index in
-// document order, as its chunk stores it: ID, Name, RawInput, InputError,
-// Valid and Input are this snapshot's, but Span, the other spans, Fence and
-// Message may still be those of an earlier snapshot (the chunk moved since;
-// copying it is what this walk avoids). ToolUseAt(i) is the placed node,
-// for the few a walk reports on.
-func (d *Document) EachToolUseAsStored(fn func(i int, u *ToolUse)) {
-	i := 0
-	d.store.eachStored(func(m *Message, _ int) {
-		for _, u := range m.ToolUses {
-			fn(i, u)
-			i++
-		}
-	})
-}
-
 // PartKey names a part of a snapshot's messages (a chunk, see msgChunk):
 // snapshots that share a part hold the same messages in it, moved by the
 // difference of their deltas. A key keeps its part alive: hold keys of the
@@ -422,8 +406,9 @@ type Part struct {
 	// FirstUse and FirstResult are the snapshot indexes of the part's first
 	// tool use and result (for ToolUseAt and ToolResultAt).
 	FirstUse, FirstResult int
-	// Stored are the part's messages as stored (see EachToolUseAsStored
-	// for what that means).
+	// Stored are the part's messages as stored: their IDs, names, inputs,
+	// statuses and contents are this snapshot's, their offsets and message
+	// indexes those of the snapshot that stored them (add Delta).
 	Stored []*Message
 }
 
@@ -437,9 +422,12 @@ func (d *Document) EachPart(fn func(p Part)) {
 	}
 }
 
-// EachToolResultAsStored is EachToolUseAsStored for tool results: ID,
-// Status, Dialect, Extra and Content are this snapshot's; ToolResultAt(i)
-// is the placed node.
+// EachToolResultAsStored calls fn with every tool result and its index
+// in document order, as its part stores it: ID, Status, Dialect, Extra and
+// Content are this snapshot's, but its spans, Fence and Message may still
+// be those of an earlier snapshot (the part moved since; copying it is what
+// this walk avoids). ToolResultAt(i) is the placed node, for the few a
+// walk reports on.
 func (d *Document) EachToolResultAsStored(fn func(i int, r *ToolResult)) {
 	i := 0
 	d.store.eachStored(func(m *Message, _ int) {
@@ -450,8 +438,8 @@ func (d *Document) EachToolResultAsStored(fn func(i int, r *ToolResult)) {
 	})
 }
 
-// ToolUseAt is the i-th tool use (an index from EachToolUseAsStored or
-// ToolUseIndex), placed.
+// ToolUseAt is the i-th tool use (an index from a Part or ToolUseIndex),
+// placed.
 func (d *Document) ToolUseAt(i int) *ToolUse { return d.store.toolUse(i) }
 
 // ToolResultAt is the i-th tool result (an index from
