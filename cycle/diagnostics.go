@@ -13,12 +13,7 @@ import (
 // uses without a result (hint), pending approvals (information — a status
 // line in editors without progress UI), approvals that don't count,
 // running tools, and tools the journal says already ran. preview is the
-// one-line description of a call; now dates running tools.
-func Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time, keys Keys) []chatdoc.Diagnostic {
-	return (*PartCache)(nil).Diagnostics(doc, l, facts, preview, now, keys)
-}
-
-// Diagnostics is the package's Diagnostics through the cache. Nodes are
+// one-line description of a call; now dates running tools. Nodes are
 // placed only when reported on: after a keystroke near the top nothing
 // else needs copying.
 func (c *PartCache) Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time, keys Keys) []chatdoc.Diagnostic {

@@ -53,7 +53,7 @@ func TestDiagnostics(t *testing.T) {
 	journal := map[string]JournalEntry{"t_ran": {State: Finished, Known: true}}
 	preview := func(u *chatdoc.ToolUse) string { return "preview of " + u.ID }
 	var got []string
-	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0.Add(3*time.Second), nil) {
+	for _, d := range new(PartCache).Diagnostics(doc, l, defaults.facts(journal), preview, t0.Add(3*time.Second), nil) {
 		got = append(got, d.ToolID+" "+d.Code+": "+d.Message)
 	}
 	sort.Strings(got)
@@ -73,12 +73,12 @@ func TestDiagnostics(t *testing.T) {
 	l2 := NewLedger(doc2)
 	doc2, _ = edit(t, l2, doc2, "status=pending", "status=approved", true)
 	doc2, _ = edit(t, l2, doc2, "make test", "make all", true)
-	if d := Diagnostics(doc2, l2, defaults.facts(nil), preview, t0, nil); len(d) != 1 || d[0].Code != CodeRevoked {
+	if d := new(PartCache).Diagnostics(doc2, l2, defaults.facts(nil), preview, t0, nil); len(d) != 1 || d[0].Code != CodeRevoked {
 		t.Errorf("revoked: %+v", d)
 	}
 	// With the client's key names, the messages say what to press.
 	keys := Keys{KeyAdvance: "<C-]>"}
-	for _, d := range Diagnostics(doc, l, defaults.facts(journal), preview, t0, keys) {
+	for _, d := range new(PartCache).Diagnostics(doc, l, defaults.facts(journal), preview, t0, keys) {
 		if (d.Code == CodeUnanswered || d.Code == CodeAlreadyRan) && !strings.Contains(d.Message, "press <C-]> (next step)") {
 			t.Errorf("%s: %q does not name the key", d.Code, d.Message)
 		}
@@ -167,7 +167,7 @@ func checkUnanswered(t *testing.T, shift int) {
 	}
 	doc := chatdoc.Parse(b.String())
 	var got []string
-	for _, d := range Diagnostics(doc, NewLedger(doc), defaults.facts(nil), func(*chatdoc.ToolUse) string { return "" }, t0, nil) {
+	for _, d := range new(PartCache).Diagnostics(doc, NewLedger(doc), defaults.facts(nil), func(*chatdoc.ToolUse) string { return "" }, t0, nil) {
 		if d.Code == CodeUnanswered {
 			got = append(got, d.ToolID)
 			if u := doc.ToolUse(d.ToolID); u == nil || d.Span != u.HeaderSpan {
@@ -218,7 +218,7 @@ func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		got := cache.Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil)
-		want := Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil)
+		want := new(PartCache).Diagnostics(doc, l, defaults.facts(nil), preview, t0, nil) // computed afresh
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: the cache gives %d diagnostics, a fresh walk %d (or they differ)", step, len(got), len(want))
 		}

@@ -49,7 +49,7 @@ type Server struct {
 	// conn is set by the first Handle call: jsonrpc2 starts reading inside
 	// NewConn, before Serve could assign its result.
 	conn atomic.Pointer[jsonrpc2.Conn]
-	// stream holds the params of large frames until Handle takes them.
+	// frames holds the params of large frames until Handle takes them.
 	frames atomic.Pointer[framing.Stream]
 	// baseCtx is cancelled when the connection ends; tools run under it.
 	baseCtx context.Context

@@ -171,18 +171,20 @@ func bench10MBBadCalls(b *testing.B) *chatdoc.Document {
 }
 
 // BenchmarkToolDiagnosticsKeystroke10MB: the server's tool diagnostics after
-// each keystroke (built-in registry; three findings at the end).
+// each keystroke, through its per-document cache (built-in registry; three
+// findings at the end).
 func BenchmarkToolDiagnosticsKeystroke10MB(b *testing.B) {
 	doc := bench10MBBadCalls(b)
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
-	if n := len(ToolDiagnostics(doc, reg)); n < 2 {
+	reg := tools.OnTarget{Registry: tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))}
+	var cache ToolDiagnosticsCache
+	if n := len(cache.Diagnostics(doc, reg, reg.Stamp())); n < 2 {
 		b.Fatalf("%d tool diagnostics, want some", n)
 	}
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		doc = typed(doc, i)
 		b.StartTimer()
-		ToolDiagnostics(doc, reg)
+		cache.Diagnostics(doc, reg, reg.Stamp())
 	}
 }
 
@@ -193,7 +195,7 @@ func BenchmarkQuickFixesKeystroke10MB(b *testing.B) {
 	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
 	// The edits are after the findings, so their spans stay valid; computed
 	// once, since tool diagnostics would read the text outside the timer.
-	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), toolDiagnostics(doc, reg)...)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		doc = typed(doc, i)

@@ -159,3 +159,9 @@ func unquote(t testing.TB, s string) string {
 	}
 	return u
 }
+
+// toolDiagnostics are the tool diagnostics of doc computed afresh, through
+// a cache that remembers nothing yet.
+func toolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
+	return new(ToolDiagnosticsCache).Diagnostics(doc, reg, tools.Stamp{})
+}

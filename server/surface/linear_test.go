@@ -47,7 +47,7 @@ func call(name, input string) string {
 // answers are the surface's answers that read a whole document or input.
 func answers(reg ToolInfo) map[string]func(doc *chatdoc.Document) {
 	return map[string]func(doc *chatdoc.Document){
-		"diagnostics":     func(doc *chatdoc.Document) { ToolDiagnostics(doc, reg) },
+		"diagnostics":     func(doc *chatdoc.Document) { toolDiagnostics(doc, reg) },
 		"symbols":         func(doc *chatdoc.Document) { DocumentSymbols(doc, chatdoc.UTF16, nil) },
 		"folding":         func(doc *chatdoc.Document) { FoldingRanges(doc, chatdoc.UTF16) },
 		"semantic tokens": func(doc *chatdoc.Document) { SemanticTokens(doc, chatdoc.UTF16) },

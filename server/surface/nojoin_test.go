@@ -51,9 +51,9 @@ func TestRequestsDoNotJoinText(t *testing.T) {
 	}{
 		{"SemanticTokens", func(doc *chatdoc.Document) { SemanticTokens(doc, chatdoc.UTF16) }},
 		{"TokenCache.Tokens", func(doc *chatdoc.Document) { cache.Tokens(doc, chatdoc.UTF16) }},
-		{"ToolDiagnostics", func(doc *chatdoc.Document) { ToolDiagnostics(doc, reg) }},
+		{"ToolDiagnostics", func(doc *chatdoc.Document) { toolDiagnostics(doc, reg) }},
 		{"QuickFixes", func(doc *chatdoc.Document) {
-			diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
+			diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), toolDiagnostics(doc, reg)...)
 			for _, u := range doc.ToolUses()[len(doc.ToolUses())-2:] {
 				diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: u.ID, Span: u.HeaderSpan})
 			}

@@ -14,7 +14,7 @@ import (
 func fixFor(t *testing.T, doc *chatdoc.Document, code string) (titles []string, fixed string) {
 	t.Helper()
 	reg := newFakeRegistry()
-	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), toolDiagnostics(doc, reg)...)
 	for _, d := range diags {
 		if d.Code != code {
 			continue

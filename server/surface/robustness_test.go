@@ -82,7 +82,7 @@ func FuzzSurface(f *testing.F) {
 
 func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Encoding, reg ToolInfo) {
 	t.Helper()
-	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), ToolDiagnostics(doc, reg)...)
+	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), toolDiagnostics(doc, reg)...)
 	diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: "x"})
 	for _, u := range doc.ToolUses() {
 		diags = append(diags, chatdoc.Diagnostic{Code: CodeUnansweredToolUse, ToolID: u.ID, Span: u.HeaderSpan})

@@ -26,29 +26,13 @@ type ToolInfo interface {
 	Suggest(name string) string
 }
 
-// ToolDiagnostics reports tool uses that name no registered tool and inputs
-// that break their tool's schema. Parse errors are chatdoc's; calls whose
-// input did not parse are skipped here (they already carry a diagnostic).
-func ToolDiagnostics(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
-	if doc == nil || reg == nil {
-		return []chatdoc.Diagnostic{}
-	}
-	// Walk the uses as stored: after a keystroke near the top, placing
-	// every moved one would copy most of the document, and only the few
-	// with a finding need their place.
-	diags := []chatdoc.Diagnostic{}
-	doc.EachToolUseAsStored(func(i int, stored *chatdoc.ToolUse) {
-		diags = appendUseDiagnostics(diags, doc, stored, i, reg)
-	})
-	return diags
-}
-
-// ToolDiagnosticsParallel is ToolDiagnostics on every core, in contiguous
-// parts of the document (the diagnostics keep its order), for a cold
-// registry: `chatls check` validates each input once. The server keeps
-// the sequential one: after a keystroke nearly every verdict is
-// remembered, and two goroutines then only contend for the memo's lock
-// (BenchmarkToolDiagnosticsKeystroke10MB: 2.0 ms alone, 3.9 ms on two).
+// ToolDiagnosticsParallel reports tool uses that name no registered tool
+// and inputs that break their tool's schema, computed afresh on every core
+// in contiguous runs of the document's tool uses (the diagnostics keep its
+// order): for `chatls check`, which validates each input once. Parse
+// errors are chatdoc's; calls whose input did not parse are skipped here
+// (they already carry a diagnostic). The server asks a
+// ToolDiagnosticsCache, which redoes only what an edit touched.
 func ToolDiagnosticsParallel(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diagnostic {
 	diags := []chatdoc.Diagnostic{}
 	if doc == nil || reg == nil {
@@ -85,8 +69,8 @@ func useDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, uses []*c
 }
 
 // appendUseDiagnostics appends the diagnostics of one tool use. index >= 0
-// says use is as stored (chatdoc.EachToolUseAsStored), and the placed node
-// is fetched for a finding; -1 says use is placed.
+// says use is as stored (a chatdoc.Part's), and the placed node is fetched
+// for a finding; -1 says use is placed.
 func appendUseDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, use *chatdoc.ToolUse, index int, reg ToolInfo) []chatdoc.Diagnostic {
 	if use == nil || use.Name == "" {
 		return diags

@@ -7,7 +7,7 @@ import (
 	"github.com/chatls/chatls/tools"
 )
 
-// ToolDiagnosticsCache is ToolDiagnostics remembered per part of the
+// ToolDiagnosticsCache is the tool diagnostics remembered per part of the
 // document (chatdoc.EachPart): after a keystroke only the parts the edit
 // replaced are looked at again, and the others' findings are shifted to
 // where their part moved. A document's publish after typing then costs
@@ -22,8 +22,9 @@ type ToolDiagnosticsCache struct {
 	parts map[chatdoc.PartKey][]chatdoc.Diagnostic // spans as their part stores its messages
 }
 
-// Diagnostics is ToolDiagnostics(doc, reg), from what is remembered of the
-// parts doc shares with the documents before it under the same stamp.
+// Diagnostics are ToolDiagnosticsParallel's findings, in document order,
+// from what is remembered of the parts doc shares with the documents
+// before it under the same stamp.
 func (c *ToolDiagnosticsCache) Diagnostics(doc *chatdoc.Document, reg ToolInfo, stamp tools.Stamp) []chatdoc.Diagnostic {
 	diags := []chatdoc.Diagnostic{}
 	if doc == nil || reg == nil {

@@ -55,7 +55,7 @@ func TestToolDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		got := cache.Diagnostics(doc, info, info.Stamp())
-		want := ToolDiagnostics(doc, tools.OnTarget{Registry: reg})
+		want := ToolDiagnosticsParallel(doc, tools.OnTarget{Registry: reg}) // over the placed list: another walk
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: the cache gives %d diagnostics, a fresh walk %d (or they differ)", step, len(got), len(want))
 		}

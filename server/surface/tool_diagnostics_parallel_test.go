@@ -28,7 +28,7 @@ func TestToolDiagnosticsParallelEqualsSequential(t *testing.T) {
 		fmt.Fprintf(&b, "**Tool Use:** `%s` (`t%d`)\n\n```json\n%s\n```\n\n", name, i, input)
 	}
 	doc := chatdoc.Parse(b.String())
-	want := ToolDiagnostics(doc, tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
+	want := toolDiagnostics(doc, tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
 	got := ToolDiagnosticsParallel(doc, tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
 	if len(want) < 3*usesPerWorker/97*3 {
 		t.Fatalf("the document should hold many findings, got %d", len(want))

@@ -15,7 +15,7 @@ var _ ToolInfo = (*tools.Registry)(nil)
 func TestToolDiagnosticsMalformed(t *testing.T) {
 	doc := corpus(t, "08-malformed.chat")
 	var got []string
-	for _, d := range ToolDiagnostics(doc, newFakeRegistry()) {
+	for _, d := range toolDiagnostics(doc, newFakeRegistry()) {
 		got = append(got, d.Code+" "+d.ToolID+" "+strings.ReplaceAll(spanText(doc, d.Span), "\n", "⏎")+" | "+d.Message)
 	}
 	want := []string{
@@ -30,7 +30,7 @@ func TestToolDiagnosticsMalformed(t *testing.T) {
 
 func TestToolDiagnosticsMCP(t *testing.T) {
 	doc := corpus(t, "15-mcp-and-error.chat")
-	diags := ToolDiagnostics(doc, newFakeRegistry())
+	diags := toolDiagnostics(doc, newFakeRegistry())
 	var mcp []chatdoc.Diagnostic
 	for _, d := range diags {
 		if strings.Contains(d.Message, "slack:channels_list") {
@@ -69,7 +69,7 @@ func TestToolDiagnosticsNestedPath(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, d := range ToolDiagnostics(doc, reg) {
+	for _, d := range toolDiagnostics(doc, reg) {
 		got = append(got, spanText(doc, d.Span))
 	}
 	want := []string{`"bad"`, `1`, `{"opts": {"list": [1, {"bad": true}]}, "bad": 0}`}
@@ -79,10 +79,10 @@ func TestToolDiagnosticsNestedPath(t *testing.T) {
 }
 
 func TestToolDiagnosticsNilInputs(t *testing.T) {
-	if got := ToolDiagnostics(nil, newFakeRegistry()); got == nil || len(got) != 0 {
+	if got := toolDiagnostics(nil, newFakeRegistry()); got == nil || len(got) != 0 {
 		t.Errorf("nil doc: %v", got)
 	}
-	if got := ToolDiagnostics(chatdoc.Parse("@Assistant:\n"), nil); got == nil || len(got) != 0 {
+	if got := toolDiagnostics(chatdoc.Parse("@Assistant:\n"), nil); got == nil || len(got) != 0 {
 		t.Errorf("nil registry: %v", got)
 	}
 }
