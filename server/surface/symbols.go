@@ -23,7 +23,6 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 	if doc == nil {
 		return symbols
 	}
-	results := resultsByID(doc)
 	cur := doc.Lines.Cursor()
 	if fm := doc.Frontmatter; fm != nil {
 		text := spanWindow(doc, fm.Span)
@@ -45,7 +44,7 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				status = statusOf(use.ID)
 			}
 			if status == "" {
-				status = documentStatus(use, results[use.ID])
+				status = documentStatus(use, doc.ToolResult(use.ID)) // the first result counts
 			}
 			sym.Children = append(sym.Children, symbol(cur, enc, displayText(use.Name), displayText(status+" · "+use.ID),
 				protocol.SymbolKindFunction, text.trimSpanRight(use.Span), use.NameSpan))
@@ -71,18 +70,6 @@ func symbol(cur *chatdoc.LineCursor, enc chatdoc.Encoding, name, detail string, 
 	rng.End = max(rng.End, sel.End)
 	return protocol.DocumentSymbol{Name: name, Detail: detail, Kind: kind,
 		Range: lspRangeVia(cur, rng, enc), SelectionRange: lspRangeVia(cur, sel, enc)}
-}
-
-// resultsByID maps IDs to their first result; later duplicates are a
-// diagnostic elsewhere.
-func resultsByID(doc *chatdoc.Document) map[string]*chatdoc.ToolResult {
-	byID := make(map[string]*chatdoc.ToolResult, len(doc.ToolResults()))
-	for _, r := range doc.ToolResults() {
-		if r != nil && byID[r.ID] == nil {
-			byID[r.ID] = r
-		}
-	}
-	return byID
 }
 
 // documentStatus is a tool use's state as far as the text tells.

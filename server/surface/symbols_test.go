@@ -90,3 +90,14 @@ func TestSymbolRangeHoldsItsSelection(t *testing.T) {
 		}
 	}
 }
+
+// A call's status in the outline is its first result's: a second result
+// for the same ID never counts (it gets a diagnostic instead).
+func TestDocumentSymbolsStatusFromFirstResult(t *testing.T) {
+	doc := chatdoc.Parse("@Assistant:\n**Tool Use:** `bash` (`t1`)\n\n```json\n{\"command\":\"ls\"}\n```\n\n" +
+		"@You:\n**Tool Result:** `t1` (status=denied)\n\n```\n```\n\n**Tool Result:** `t1`\n\n```\nok\n```\n")
+	syms := DocumentSymbols(doc, chatdoc.UTF16, nil)
+	if len(syms) == 0 || len(syms[0].Children) != 1 || syms[0].Children[0].Detail != "denied · t1" {
+		t.Fatalf("outline:\n%s", strings.Join(outline(syms, ""), "\n"))
+	}
+}
