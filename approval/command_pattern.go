@@ -125,7 +125,7 @@ func normalizeArgs(name string, args []string) []string {
 			for _, c := range a[1:] {
 				f := "-" + string(c)
 				if table != nil && c < 128 {
-					if d, ok := table.short[byte(c)]; ok {
+					if d, ok := table.shortDef(byte(c)); ok {
 						f = canonicalFlag(d)
 					}
 				}

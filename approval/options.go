@@ -3,6 +3,7 @@ package approval
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // argKind is how an option takes its value, as getopt_long sees it.
@@ -34,22 +35,38 @@ func (d *optDef) name() string {
 // read as an option value when the program reads it as the command (or the
 // reverse) makes the analysis check a different program than the one that runs.
 type optTable struct {
-	short map[byte]*optDef
-	long  map[string]*optDef
-	longs []string // sorted, for prefix search
 	// abbrev: GNU getopt_long accepts any unambiguous prefix of a long option.
 	abbrev bool
 	// permute: GNU programs take options after operands too (until --);
 	// wrappers stop at their first operand (the command).
 	permute bool
+
+	spec  string
+	once  sync.Once
+	short map[byte]*optDef
+	long  map[string]*optDef
+	longs []string // sorted, for prefix search
 }
 
-// opts builds a table from entries such as "t|target-directory=": short and
+// opts is a table from entries such as "t|target-directory=": short and
 // long spellings separated by |, then "=" for a required value or "=?" for
-// an optional (attached only) one. A one-character spelling is short.
+// an optional (attached only) one. A one-character spelling is short. The
+// entries are read on the table's first use: dozens of tables with
+// hundreds of options would otherwise cost every chatls process ~1 ms at
+// start (GODEBUG=inittrace=1), `chatls --version` included.
 func opts(spec string, abbrev, permute bool) *optTable {
-	t := &optTable{short: map[byte]*optDef{}, long: map[string]*optDef{}, abbrev: abbrev, permute: permute}
-	for _, entry := range strings.Fields(spec) {
+	return &optTable{spec: spec, abbrev: abbrev, permute: permute}
+}
+
+// grammar is the table, its entries read.
+func (t *optTable) grammar() *optTable {
+	t.once.Do(t.read)
+	return t
+}
+
+func (t *optTable) read() {
+	t.short, t.long = map[byte]*optDef{}, map[string]*optDef{}
+	for _, entry := range strings.Fields(t.spec) {
 		d := &optDef{}
 		switch {
 		case strings.HasSuffix(entry, "=?"):
@@ -73,7 +90,12 @@ func opts(spec string, abbrev, permute bool) *optTable {
 		}
 	}
 	sort.Strings(t.longs)
-	return t
+}
+
+// shortDef is the option spelled -c.
+func (t *optTable) shortDef(c byte) (*optDef, bool) {
+	d, ok := t.grammar().short[c]
+	return d, ok
 }
 
 // optHit is one option found in the arguments.
@@ -147,6 +169,7 @@ func mayBeOption(a word) bool {
 
 // lookupLong finds a long option by exact name or, with abbrev, by unique prefix.
 func (t *optTable) lookupLong(key string) (d *optDef, abbreviated, ok bool) {
+	t.grammar()
 	if d, ok := t.long[key]; ok {
 		return d, false, true
 	}
@@ -167,6 +190,7 @@ func (t *optTable) lookupLong(key string) (d *optDef, abbreviated, ok bool) {
 
 // parse reads args the way getopt_long would with this table.
 func (t *optTable) parse(args []word) optParse {
+	t.grammar()
 	var p optParse
 	p.rest = -1
 	for i := 0; i < len(args); i++ {
@@ -265,6 +289,7 @@ func (t *optTable) parse(args []word) optParse {
 // longSpellings lists the long names that mean the same option as flag
 // (for deny rules: --recur may be an abbreviation of --recursive = -r).
 func (t *optTable) longSpellings(flag string) []string {
+	t.grammar()
 	var out []string
 	var d *optDef
 	if strings.HasPrefix(flag, "--") {

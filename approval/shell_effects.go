@@ -291,7 +291,7 @@ func tarOldStyle(args []word) []word {
 	next := 1
 	for i := 0; i < len(args[0].text); i++ {
 		c := args[0].text[i]
-		d, ok := tarOpts.short[c]
+		d, ok := tarOpts.shortDef(c)
 		if !ok {
 			return args // not bundled options; let the parser report it
 		}
