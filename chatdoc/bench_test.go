@@ -41,7 +41,7 @@ func BenchmarkNewLineIndex10MB(b *testing.B) {
 	text := bench10MB()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		NewLineIndex(text)
+		NewLineIndex(text).LineCount()
 	}
 }
 

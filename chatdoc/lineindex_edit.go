@@ -14,29 +14,28 @@ func (li *LineIndex) replace(start, end int, newText *pieceText) *LineIndex {
 		// returns, or an edit splitting "\r\n"): index the text again.
 		return newLineIndex(newText)
 	}
+	old := li.table().chunks
 	ca := li.chunkIndexAt(start)
 	cb := li.chunkIndexAt(end)
 	regionEnd := li.text.n
-	if cb+1 < len(li.chunks) {
-		regionEnd = li.chunks[cb+1].base
+	if cb+1 < len(old) {
+		regionEnd = old[cb+1].base
 	}
-	first := li.chunks[ca]
-	chunks := make([]lineChunk, ca, len(li.chunks)+4)
-	copy(chunks, li.chunks[:ca])
-	atEnd := cb+1 == len(li.chunks)
+	first := old[ca]
+	chunks := make([]lineChunk, ca, len(old)+4)
+	copy(chunks, old[:ca])
+	atEnd := cb+1 == len(old)
 	chunks = appendChunks(chunks, newText, first.base, regionEnd+delta, first.firstLine, atEnd)
 	if !atEnd {
 		last := chunks[len(chunks)-1]
-		lineDelta := last.firstLine + len(last.starts) - li.chunks[cb+1].firstLine
-		for _, c := range li.chunks[cb+1:] {
+		lineDelta := last.firstLine + len(last.starts) - old[cb+1].firstLine
+		for _, c := range old[cb+1:] {
 			c.base += delta
 			c.firstLine += lineDelta
 			chunks = append(chunks, c)
 		}
 	}
-	out := &LineIndex{text: newText, chunks: chunks}
-	out.lines = countLines(chunks)
-	return out
+	return indexOf(newText, chunks)
 }
 
 // crAtBoundary says whether the byte before offset is a "\r".
@@ -46,5 +45,6 @@ func crAtBoundary(t *pieceText, offset int) bool {
 
 // chunkIndexAt is the index of the chunk holding the line of offset.
 func (li *LineIndex) chunkIndexAt(offset int) int {
-	return sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].base > offset }) - 1
+	chunks := li.table().chunks
+	return sort.Search(len(chunks), func(i int) bool { return chunks[i].base > offset }) - 1
 }

@@ -6,17 +6,11 @@ import (
 )
 
 // Parse reads a whole document. It never panics and runs in time linear in
-// len(text): one scan for line starts, one scan over the lines.
+// len(text): one scan over the lines, on two cores for a large body. The
+// line starts are found on the first conversion (LineIndex).
 func Parse(text string) *Document {
 	t := newPieceText(text)
-	d := &Document{Newline: detectNewline(text)}
-	var indexed chan struct{}
-	if len(text) >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 {
-		indexed = make(chan struct{}) // the line index does not need the scan: overlap them
-		go func() { d.Lines = newLineIndex(t); close(indexed) }()
-	} else {
-		d.Lines = newLineIndex(t)
-	}
+	d := &Document{Newline: detectNewline(text), Lines: newLineIndex(t)}
 	d.setText(t, text, true)
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
@@ -29,9 +23,6 @@ func Parse(text string) *Document {
 	d.store.toolUses()
 	d.store.toolResults()
 	d.finish()
-	if indexed != nil {
-		<-indexed
-	}
 	return d
 }
 

@@ -3,6 +3,7 @@ package chatdoc
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -37,21 +38,42 @@ type lineChunk struct {
 // Code's text model), so positions sent to and read from editors agree
 // even in a document with a lone carriage return. (The parser's lines end
 // at "\n" only: a lone "\r" never starts a role marker or a fence.)
-// Immutable; updated copies share unchanged chunks.
+// Immutable; updated copies share unchanged chunks. The line starts of a
+// parsed text are found on the first conversion, not by Parse: `chatls
+// check` converts a handful of offsets, often none, and the scan of a 10 MB
+// text for its 250,000 line starts took a third of Parse's time (both cores
+// shared between it and the two halves of the body scan).
 type LineIndex struct {
-	text   *pieceText
+	text *pieceText
+	once sync.Once
+	tab  lineTable // read through table()
+}
+
+// lineTable is the line starts, in chunks.
+type lineTable struct {
 	chunks []lineChunk
 	lines  int
 }
 
-// NewLineIndex indexes the line starts of text once.
+// NewLineIndex indexes the line starts of text, on first use.
 func NewLineIndex(text string) *LineIndex { return newLineIndex(newPieceText(text)) }
 
-func newLineIndex(t *pieceText) *LineIndex {
+func newLineIndex(t *pieceText) *LineIndex { return &LineIndex{text: t} }
+
+// indexOf is the index of t whose line starts are already known.
+func indexOf(t *pieceText, chunks []lineChunk) *LineIndex {
 	li := &LineIndex{text: t}
-	li.chunks = appendChunks(nil, t, 0, t.n, 0, true)
-	li.lines = countLines(li.chunks)
+	li.once.Do(func() { li.tab = lineTable{chunks: chunks, lines: countLines(chunks)} })
 	return li
+}
+
+// table is the line starts, found on the first call.
+func (li *LineIndex) table() *lineTable {
+	li.once.Do(func() {
+		chunks := appendChunks(nil, li.text, 0, li.text.n, 0, true)
+		li.tab = lineTable{chunks: chunks, lines: countLines(chunks)}
+	})
+	return &li.tab
 }
 
 func countLines(chunks []lineChunk) int {
@@ -103,14 +125,14 @@ func indexNewline(s string) int   { return strings.IndexByte(s, '\n') }
 
 // LineCount is the number of lines; an empty text and a text ending in a
 // newline both count the (empty) last line.
-func (li *LineIndex) LineCount() int { return li.lines }
+func (li *LineIndex) LineCount() int { return li.table().lines }
 
 // LineStart is the offset of the line's first byte, clamped to [0, len].
 func (li *LineIndex) LineStart(line int) int {
 	if line < 0 {
 		return 0
 	}
-	if line >= li.lines {
+	if line >= li.table().lines {
 		return li.text.n
 	}
 	c := li.chunkOfLine(line)
@@ -120,7 +142,7 @@ func (li *LineIndex) LineStart(line int) int {
 // lineEnd is the offset of the line's end before its "\n", "\r\n" or "\r".
 func (li *LineIndex) lineEnd(line int) int {
 	end := li.text.n
-	if line+1 < li.lines {
+	if line+1 < li.table().lines {
 		end = li.LineStart(line+1) - 1 // the "\n" or lone "\r"
 		if li.text.byteAt(end) == '\n' && end > li.LineStart(line) && li.text.byteAt(end-1) == '\r' {
 			end--
@@ -130,8 +152,9 @@ func (li *LineIndex) lineEnd(line int) int {
 }
 
 func (li *LineIndex) chunkOfLine(line int) *lineChunk {
-	i := sort.Search(len(li.chunks), func(i int) bool { return li.chunks[i].firstLine > line }) - 1
-	return &li.chunks[i]
+	chunks := li.table().chunks
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].firstLine > line }) - 1
+	return &chunks[i]
 }
 
 // LineOf returns the 0-based line holding offset (clamped).
@@ -142,7 +165,8 @@ func (li *LineIndex) LineOf(offset int) int {
 
 // locate is the line holding offset (0 <= offset <= len) and its start.
 func (li *LineIndex) locate(offset int) (line, start int) {
-	return lineInChunk(&li.chunks[chunkAt(li.chunks, offset)], offset)
+	chunks := li.table().chunks
+	return lineInChunk(&chunks[chunkAt(chunks, offset)], offset)
 }
 
 // chunkAt is the index of the last chunk whose base is at or before offset.
@@ -229,7 +253,7 @@ func (li *LineIndex) Offset(p Position, enc Encoding) int {
 	if p.Line < 0 {
 		return 0
 	}
-	if p.Line >= li.lines {
+	if p.Line >= li.table().lines {
 		return li.text.n
 	}
 	start := li.LineStart(p.Line)

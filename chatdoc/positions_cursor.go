@@ -50,7 +50,7 @@ func (c *LineCursor) Range(s Span, enc Encoding) Range {
 // locate is LineIndex.locate, searching only the last chunk when offset is
 // in it.
 func (c *LineCursor) locate(offset int) (line, start int) {
-	chunks := c.li.chunks
+	chunks := c.li.table().chunks
 	k := c.chunk
 	if k < 0 || offset < chunks[k].base || k+1 < len(chunks) && offset >= chunks[k+1].base {
 		k = chunkAt(chunks, offset)
