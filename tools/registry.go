@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,7 +25,9 @@ type Registry struct {
 	mu        sync.Mutex
 	builtins  []Tool
 	sources   []*sourceState
-	byName    map[string]registered
+	// byName is replaced whole on every change and read without the lock:
+	// validation looks a tool up per call, from every core at once.
+	byName    atomic.Pointer[map[string]*registered]
 	listeners []func()
 	// changed is closed and replaced on every state change so WaitReady can wait.
 	changed chan struct{}
@@ -45,7 +48,19 @@ type sourceState struct {
 type registered struct {
 	tool   Tool
 	source string
+	// schema is the tool's compiled schema, found on the first validation.
+	// A tool's definition is fixed; a source whose schema changes replaces
+	// the tool, and the registry then registers a new entry.
+	schema struct {
+		once sync.Once
+		cs   *compiledSchema
+		errs []ValidationError
+		ok   bool
+	}
 }
+
+// names is the current name → entry map (never written).
+func (r *Registry) names() map[string]*registered { return *r.byName.Load() }
 
 // NewRegistry returns a registry holding the given built-ins.
 func NewRegistry(builtins []Tool) *Registry {
@@ -199,24 +214,24 @@ func (r *Registry) WaitReady(ctx context.Context) error {
 
 // Lookup finds a tool by its exact name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, ok := r.byName[name]
-	return e.tool, ok
+	e, ok := r.names()[name]
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
 }
 
 // List returns every definition sorted by name, with Source filled in.
 func (r *Registry) List() []Definition {
-	r.mu.Lock()
-	defs := make([]Definition, 0, len(r.byName))
-	for _, e := range r.byName {
+	byName := r.names()
+	defs := make([]Definition, 0, len(byName))
+	for _, e := range byName {
 		d := e.tool.Definition()
 		if d.Source == "" {
 			d.Source = e.source
 		}
 		defs = append(defs, d)
 	}
-	r.mu.Unlock()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	return defs
 }
@@ -259,9 +274,9 @@ func (r *Registry) signalLocked() {
 }
 
 func (r *Registry) rebuildLocked() {
-	byName := map[string]registered{}
+	byName := map[string]*registered{}
 	for _, t := range r.builtins {
-		byName[t.Definition().Name] = registered{t, "builtin"}
+		byName[t.Definition().Name] = &registered{tool: t, source: "builtin"}
 	}
 	for _, s := range r.sources {
 		s.shadowed = nil
@@ -271,10 +286,10 @@ func (r *Registry) rebuildLocked() {
 				s.shadowed = append(s.shadowed, name)
 				continue
 			}
-			byName[name] = registered{t, s.name}
+			byName[name] = &registered{tool: t, source: s.name}
 		}
 	}
-	r.byName = byName
+	r.byName.Store(&byName)
 	r.generation++
 }
 

@@ -9,12 +9,11 @@ import (
 // Suggest returns the known tool name closest to name for a "did you mean"
 // hint, or "" when nothing is close enough to be a plausible typo.
 func (r *Registry) Suggest(name string) string {
-	r.mu.Lock()
-	names := make([]string, 0, len(r.byName))
-	for n := range r.byName {
+	byName := r.names()
+	names := make([]string, 0, len(byName))
+	for n := range byName {
 		names = append(names, n)
 	}
-	r.mu.Unlock()
 	sort.Strings(names)
 	return didyoumean.Closest(name, names)
 }

@@ -47,10 +47,18 @@ func (r *Registry) Validate(name string, input map[string]any) []ValidationError
 // compiled is the tool's compiled schema; without one (unknown tool, no
 // schema, a broken schema) ok is false and errs is Validate's answer.
 func (r *Registry) compiled(name string) (cs *compiledSchema, errs []ValidationError, ok bool) {
-	t, known := r.Lookup(name)
+	e, known := r.names()[name]
 	if !known {
 		return nil, nil, false
 	}
+	s := &e.schema
+	s.once.Do(func() { s.cs, s.errs, s.ok = r.compile(name, e.tool) })
+	return s.cs, s.errs, s.ok
+}
+
+// compile is tool t's compiled schema, from the cache while its text is
+// unchanged.
+func (r *Registry) compile(name string, t Tool) (cs *compiledSchema, errs []ValidationError, ok bool) {
 	def := t.Definition()
 	if len(bytes.TrimSpace(def.Schema)) == 0 {
 		return nil, nil, false

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,3 +128,45 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// Lookups and validations read the registry without its lock, from every
+// core, while a source replaces its tools: each answer is one schema's or
+// the other's, never a torn state (run with -race).
+func TestValidateWhileASourceReplacesItsTools(t *testing.T) {
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	strict := []Tool{fakeTool{def: Definition{Name: "x", Schema: json.RawMessage(`{"type":"object","required":["a"]}`)}}}
+	loose := []Tool{fakeTool{def: Definition{Name: "x", Schema: json.RawMessage(`{"type":"object"}`)}}}
+	reg.Replace("plugin:x", strict)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, ok := reg.Lookup("read"); !ok {
+					t.Error("the built-in read vanished during a replace")
+					return
+				}
+				if errs := reg.ValidateText("x", `{}`, emptyInput); len(errs) > 1 {
+					t.Errorf("%d errors for {}: %v", len(errs), errs)
+					return
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		reg.Replace("plugin:x", [][]Tool{strict, loose}[i%2])
+	}
+	close(done)
+	wg.Wait()
+	reg.Replace("plugin:x", strict)
+	if errs := reg.ValidateText("x", `{}`, emptyInput); len(errs) != 1 {
+		t.Fatalf("after the last replace (strict): %v", errs)
+	}
+}
+
+func emptyInput(string) map[string]any { return map[string]any{} }
