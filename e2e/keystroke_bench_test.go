@@ -200,3 +200,38 @@ func BenchmarkSpawnBashTrue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen10MB: the generated 10 MB document opened, then a hover at
+// its last line; an iteration ends with the hover's answer, which needs the
+// parse and the line index. Each iteration opens a new file and closes the
+// previous one (untimed).
+func BenchmarkOpen10MB(b *testing.B) {
+	text := chatgen.Generate(10<<20, 1)
+	last := endPosition(text)
+	s := start(b, sessionOptions{})
+	prev := ""
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		if prev != "" {
+			if err := s.c.Notify(s.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": prev}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		name := fmt.Sprintf("big%d.chat", i)
+		if err := os.WriteFile(filepath.Join(s.ws, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		uri := lspclient.PathURI(filepath.Join(s.ws, name))
+		if err := s.c.Open(s.ctx, uri, text); err != nil {
+			b.Fatal(err)
+		}
+		var out any
+		if err := s.c.Call(s.ctx, "textDocument/hover", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": last.Line, "character": 0},
+		}, &out); err != nil {
+			b.Fatal(err)
+		}
+		prev = uri
+	}
+}
