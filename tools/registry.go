@@ -22,9 +22,9 @@ type Source interface {
 // each source in the order the sources were added (an earlier name wins; the
 // loser is reported in SourceErrors). It is safe for concurrent use.
 type Registry struct {
-	mu        sync.Mutex
-	builtins  []Tool
-	sources   []*sourceState
+	mu       sync.Mutex
+	builtins []Tool
+	sources  []*sourceState
 	// byName is replaced whole on every change and read without the lock:
 	// validation looks a tool up per call, from every core at once.
 	byName    atomic.Pointer[map[string]*registered]
