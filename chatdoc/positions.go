@@ -41,7 +41,7 @@ type lineChunk struct {
 // Immutable; updated copies share unchanged chunks. The line starts of a
 // parsed text are found on the first conversion, not by Parse: `chatls
 // check` converts a handful of offsets, often none, and the scan of a 10 MB
-// text for its 250,000 line starts took a third of Parse's time (both cores
+// text for its 282,000 line starts took a third of Parse's time (both cores
 // shared between it and the two halves of the body scan).
 type LineIndex struct {
 	text *pieceText
