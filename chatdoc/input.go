@@ -3,6 +3,7 @@ package chatdoc
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/chatls/chatls/internal/jsonfast"
 	"strings"
 )
 
@@ -17,7 +18,7 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 		s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
 	}
-	if isJSONObject(u.RawInput) {
+	if jsonfast.IsObject(u.RawInput) {
 		return // decoded when asked for (ToolUse.Input)
 	}
 	var obj map[string]any
@@ -43,7 +44,7 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 // is not a JSON object. A plain function, so that passing it along (to a
 // validator that decodes only on a miss) allocates nothing.
 func DecodeInput(raw string) map[string]any {
-	if obj, ok := decodeJSONObject(raw); ok {
+	if obj, ok := jsonfast.DecodeObject(raw); ok {
 		return obj
 	}
 	var obj map[string]any

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/jsonfast"
 )
 
 // quickSchema answers "valid" for an input's JSON text without decoding it,
@@ -214,12 +214,12 @@ func exactFloat(v any) (float64, bool) {
 
 // valid reports whether the full validator surely accepts text; false means
 // "not sure", never "invalid". The text is read as the input's decoding
-// reads it (chatdoc.EachJSONMember): the same keys, strings and numbers.
+// reads it (jsonfast.EachMember): the same keys, strings and numbers.
 // A duplicate key is fine: each of its values is checked, and the decoding
 // keeps the last.
 func (q *quickSchema) valid(text string) bool {
 	var seen uint64
-	ok := chatdoc.EachJSONMember(text, func(key, raw string) bool {
+	ok := jsonfast.EachMember(text, func(key, raw string) bool {
 		p := q.props[key]
 		switch {
 		case p == nil:

@@ -1,13 +1,15 @@
-package chatdoc
+package jsonfast
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// stdDecode is what decodeJSONObject must agree with.
+// stdDecode is what DecodeObject must agree with.
 func stdDecode(s string) (map[string]any, bool) {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
@@ -18,9 +20,9 @@ func stdDecode(s string) (map[string]any, bool) {
 
 func checkJSONAgrees(t *testing.T, s string) {
 	t.Helper()
-	got, ok := decodeJSONObject(s)
-	if checked := isJSONObject(s); checked != ok {
-		t.Fatalf("%q: isJSONObject says %v, decodeJSONObject %v", s, checked, ok)
+	got, ok := DecodeObject(s)
+	if checked := IsObject(s); checked != ok {
+		t.Fatalf("%q: IsObject says %v, DecodeObject %v", s, checked, ok)
 	}
 	want, wantOK := stdDecode(s)
 	if ok && (!wantOK || !reflect.DeepEqual(got, want)) {
@@ -31,7 +33,7 @@ func checkJSONAgrees(t *testing.T, s string) {
 	}
 }
 
-func TestDecodeJSONObjectMatchesEncodingJSON(t *testing.T) {
+func TestDecodeObjectMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{
 		`{}`, ` { } `, `{"a":1}`, `{"a":[1,2,{"b":null}],"c":true,"d":false,"e":"x"}`, `{"a":[]}`, `{"a":{}}`,
 		`{"a":1,"a":2}`, `{"a":-0.5e-3,"b":0,"c":1E+2,"d":-0}`, `{"s":"\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r"}`,
@@ -43,43 +45,40 @@ func TestDecodeJSONObjectMatchesEncodingJSON(t *testing.T) {
 		checkJSONAgrees(t, s)
 	}
 	deep := func(n int) string { return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}" }
-	if _, ok := decodeJSONObject(deep(10000)); !ok {
+	if _, ok := DecodeObject(deep(10000)); !ok {
 		t.Fatal("10000 levels refused")
 	}
 	checkJSONAgrees(t, deep(10001))
 }
 
-func FuzzDecodeJSONObject(f *testing.F) {
+func FuzzDecodeObject(f *testing.F) {
 	for _, s := range []string{`{"a":[1,{"b":"\u00e9"}],"c":null}`, `{"x":1e5,"y":"\ud800"}`, "{\"a\":\"\xff\"}"} {
 		f.Add(s)
 	}
-	for _, text := range corpusTexts(f) {
-		d := Parse(text)
-		for _, u := range d.ToolUses() {
-			f.Add(u.RawInput)
-		}
+	for _, input := range corpusInputs(f) {
+		f.Add(input)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkJSONAgrees(t, s) })
 }
 
-func BenchmarkDecodeToolInputs(b *testing.B) {
-	d := Parse(bench10MB())
-	var inputs []string
-	for _, u := range d.ToolUses() {
-		inputs = append(inputs, u.RawInput)
+// corpusInputs are the tool inputs of chatdoc's corpus: the contents of
+// its ```json fences.
+func corpusInputs(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../chatdoc/testdata/corpus/*.chat")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
 	}
-	b.Run("encoding/json", func(b *testing.B) {
-		for b.Loop() {
-			for _, s := range inputs {
-				stdDecode(s)
-			}
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	b.Run("decodeJSONObject", func(b *testing.B) {
-		for b.Loop() {
-			for _, s := range inputs {
-				decodeJSONObject(s)
-			}
+		for _, block := range strings.Split(string(b), "```json\n")[1:] {
+			input, _, _ := strings.Cut(block, "\n```")
+			out = append(out, input)
 		}
-	})
+	}
+	return out
 }

@@ -1,4 +1,12 @@
-package chatdoc
+// Package jsonfast reads JSON text as encoding/json does (the same
+// verdicts, values, U+FFFD replacements, last duplicate key winning) about
+// three times as fast, for the hot paths that would otherwise pay
+// encoding/json's scanner several times over: every tool input of a
+// document (chatdoc), the inputs a validator judges from their text
+// (tools), and the frames of a 10 MB didOpen (server/framing). Where it
+// is unsure it says no, and the caller asks encoding/json. The fuzz targets
+// hold it to encoding/json.
+package jsonfast
 
 import (
 	"strconv"
@@ -7,31 +15,29 @@ import (
 	"unicode/utf8"
 )
 
-// decodeJSONObject decodes s as encoding/json.Unmarshal decodes a JSON
-// object into a map[string]any (same values, same U+FFFD replacements, last
-// duplicate key wins), about three times as fast: every tool input of a
-// document is decoded on each full parse. It reports false for anything
-// else — not an object, invalid JSON, a number out of range, nesting beyond
+// DecodeObject decodes s as encoding/json.Unmarshal decodes a JSON object
+// into a map[string]any. It reports false for anything else — not an
+// object, invalid JSON, a number out of range, nesting beyond
 // encoding/json's limit — and the caller asks encoding/json, whose error
-// texts are part of the diagnostics. FuzzDecodeJSONObject holds the two to
-// the same results.
-func decodeJSONObject(s string) (map[string]any, bool) {
+// texts are part of the diagnostics. FuzzDecodeObject holds the two to the
+// same results.
+func DecodeObject(s string) (map[string]any, bool) {
 	return (&jsonDecoder{s: s}).topObject()
 }
 
-// isJSONObject is decodeJSONObject's verdict without building the values:
-// the parse checks every input, and ToolUse.Input decodes one when asked.
-func isJSONObject(s string) bool {
+// IsObject is DecodeObject's verdict without building the values: the
+// parse checks every input, and ToolUse.Input decodes one when asked.
+func IsObject(s string) bool {
 	_, ok := (&jsonDecoder{s: s, discard: true}).topObject()
 	return ok
 }
 
-// EachJSONMember calls fn with every member of the JSON object text, in
-// order: its key as encoding/json decodes it and its value's text. It
-// checks the whole text as decodeJSONObject does, building no values, and
-// reports whether text is such an object and fn returned true for every
-// member: a validator can judge an input from its text (tools.quickSchema).
-func EachJSONMember(text string, fn func(key, raw string) bool) bool {
+// EachMember calls fn with every member of the JSON object text, in order:
+// its key as encoding/json decodes it and its value's text. It checks the
+// whole text as DecodeObject does, building no values, and reports whether
+// text is such an object and fn returned true for every member: a
+// validator can judge an input from its text (tools.quickSchema).
+func EachMember(text string, fn func(key, raw string) bool) bool {
 	_, ok := (&jsonDecoder{s: text, discard: true, member: fn}).topObject()
 	return ok
 }
@@ -345,12 +351,6 @@ func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		if !isHex(c) {
-			return 0, false
-		}
-		r = r<<4 | rune(unhex(c))
-	}
-	return r, true
+	r, err := strconv.ParseUint(s[i:i+4], 16, 32) // base 16: hex digits only, no sign, prefix or _
+	return rune(r), err == nil
 }
