@@ -32,7 +32,7 @@ bench:
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target per run).
 FUZZTIME ?= 60s
 FUZZ_TARGETS = \
-	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./internal/jsonfast/:FuzzDecodeObject \
+	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./internal/jsonfast/:FuzzDecodeObject ./internal/jsonfast/:FuzzValid \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
 	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
 	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects ./tools/:FuzzQuickSoundSchemasCompile \

@@ -42,6 +42,33 @@ func EachMember(text string, fn func(key, raw string) bool) bool {
 	return ok
 }
 
+// Valid reports whether s is one JSON value, as encoding/json.Valid does
+// (FuzzValid holds the two to the same verdicts).
+func Valid(s string) bool {
+	return (&jsonDecoder{s: s, discard: true, syntax: true}).topValue()
+}
+
+// Unquote decodes a JSON string token (quotes included) into the string
+// encoding/json.Unmarshal gives: escapes resolved, invalid UTF-8 and lone
+// surrogates as U+FFFD. Without escapes it is a substring of token.
+func Unquote(token string) (string, bool) {
+	d := &jsonDecoder{s: token}
+	if len(token) < 2 || token[0] != '"' {
+		return "", false
+	}
+	str, ok := d.string()
+	return str, ok && d.i == len(token)
+}
+
+// EachNamedString checks s as Valid does and calls fn with the span of
+// the quoted token of every string value of a member named exactly key,
+// at any depth, in order. A member whose key only matches key ignoring
+// case (which encoding/json would fill a struct field from as well) is
+// not reported.
+func EachNamedString(s, key string, fn func(start, end int)) bool {
+	return (&jsonDecoder{s: s, discard: true, syntax: true, namedKey: key, named: fn}).topValue()
+}
+
 func (d *jsonDecoder) topObject() (map[string]any, bool) {
 	s := d.s
 	d.space()
@@ -58,6 +85,15 @@ func (d *jsonDecoder) topObject() (map[string]any, bool) {
 	return v, true
 }
 
+// topValue reads one value and nothing after it but space.
+func (d *jsonDecoder) topValue() bool {
+	if _, ok := d.value(0); !ok {
+		return false
+	}
+	d.space()
+	return d.i == len(d.s)
+}
+
 // jsonMaxNesting is encoding/json's maxNestingDepth.
 const jsonMaxNesting = 10000
 
@@ -65,8 +101,15 @@ type jsonDecoder struct {
 	s       string
 	i       int
 	discard bool // check the syntax and ranges only: no maps, lists or strings kept
+	// syntax: check the syntax only, as encoding/json.Valid does (a number
+	// out of float64's range is valid JSON; only decoding refuses it).
+	syntax bool
 	// member, when set, is told of each member of the top-level object.
 	member func(key, raw string) bool
+	// named, when set, is told of the string value of every member named
+	// exactly namedKey, at any depth: the span of its quoted token.
+	namedKey string
+	named    func(start, end int)
 }
 
 func (d *jsonDecoder) space() {
@@ -92,11 +135,10 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		str, ok := d.string()
-		if !ok || d.discard {
-			return nil, ok // a checked string is not kept (nor boxed)
+		if d.discard {
+			return nil, d.skipString() // a checked string is not kept (nor boxed)
 		}
-		return str, true
+		return d.string()
 	case c == '-' || c >= '0' && c <= '9':
 		return d.number()
 	}
@@ -144,6 +186,9 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 		v, ok := d.value(depth)
 		if !ok || depth == 1 && d.member != nil && !d.member(key, d.s[start:d.i]) {
 			return nil, false
+		}
+		if d.named != nil && key == d.namedKey && d.s[start] == '"' {
+			d.named(start, d.i)
 		}
 		if !d.discard {
 			m[key] = v
@@ -239,6 +284,10 @@ func (d *jsonDecoder) number() (any, bool) {
 			i++
 		}
 	}
+	if d.syntax {
+		d.i = i
+		return nil, true
+	}
 	f, err := strconv.ParseFloat(s[start:i], 64)
 	if err != nil {
 		return nil, false
@@ -257,6 +306,10 @@ func (d *jsonDecoder) string() (string, bool) {
 	start := d.i + 1
 	i := start
 	for i < len(s) {
+		if i+8 <= len(s) && plainASCII(s, i) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		switch {
 		case c == '"':
@@ -283,6 +336,11 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 	s := d.s
 	b := make([]byte, 0, 32)
 	for i := start; i < len(s); {
+		if j := plainRun(s, i); j > i {
+			b = append(b, s[i:j]...)
+			i = j
+			continue
+		}
 		c := s[i]
 		switch {
 		case c == '"':
@@ -344,6 +402,82 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// skipString moves past a quoted string, checking it exactly as string
+// does (escapes, control bytes; any other byte is fine, invalid UTF-8
+// included) without building it: validating a 10 MB didOpen must not
+// allocate its text.
+func (d *jsonDecoder) skipString() bool {
+	s := d.s
+	for i := d.i + 1; i < len(s); {
+		if i+8 <= len(s) && plainWord(s, i) {
+			i += 8
+			continue
+		}
+		switch c := s[i]; {
+		case c == '"':
+			d.i = i + 1
+			return true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return false
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(s, i+2); !ok {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+// plainRun is the end of the run of plain ASCII bytes (no quote,
+// backslash or control byte) from i, in words of eight.
+func plainRun(s string, i int) int {
+	for i+8 <= len(s) && plainASCII(s, i) {
+		i += 8
+	}
+	return i
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// word is s[i:i+8] as a little-endian word (one load: the compiler merges
+// the byte reads).
+func word(s string, i int) uint64 {
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// plainWord: s[i:i+8] holds no quote, backslash or byte below 0x20 (bytes
+// from 0x80 may be there). Each test is the exact "has a byte below n"
+// trick: (w - n·ones) & ^w & highs is nonzero iff some byte of w is < n.
+func plainWord(s string, i int) bool {
+	w := word(s, i)
+	quote, backslash := w^(0x22*ones), w^(0x5C*ones)
+	special := (w-0x20*ones) & ^w | (quote-ones) & ^quote | (backslash-ones) & ^backslash
+	return special&highs == 0
+}
+
+// plainASCII is plainWord for ASCII bytes only (a string without escapes
+// or multi-byte characters is a substring of the input as it stands).
+func plainASCII(s string, i int) bool {
+	return plainWord(s, i) && word(s, i)&highs == 0
 }
 
 // hex4 reads the four hex digits of a \u escape at s[i:].

@@ -1,0 +1,145 @@
+package jsonfast
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var validSeeds = []string{
+	``, ` `, `1`, `-0.5e-3`, `1e400`, `01`, `1.`, `"x"`, `"\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r"`, `"\ud800x"`,
+	"\"\xff\xfe\"", "\"a\x01\"", `"\x"`, `"\u12"`, `"\u12g4"`, `[1,2,{"a":null}]`, `[1 2]`, `{"a":1,}`,
+	`{"a":1}x`, `{"a":1} `, "\ufeff{}", `{'a':1}`, `true`, `tru`, `nullx`, `{"text":"abc","t":{"text":"\\"}}`,
+	`{"Text":"a","text":"b","text":1}`, `"` + strings.Repeat("plain text, ", 40) + `"`,
+	`"` + strings.Repeat(`quote \" and \\ back`, 30) + `"`, `"é` + strings.Repeat("x", 20) + `"`,
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+}
+
+// Valid and encoding/json.Valid agree on every text.
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	for _, s := range validSeeds {
+		checkValidAgrees(t, s)
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add(s)
+	}
+	for _, s := range corpusInputs(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkValidAgrees(t, s)
+		checkUnquoteAgrees(t, `"`+s+`"`)
+		checkNamedStrings(t, s)
+	})
+}
+
+func checkValidAgrees(t *testing.T, s string) {
+	t.Helper()
+	if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+		t.Fatalf("%q: Valid says %v, encoding/json %v", s, got, want)
+	}
+}
+
+// checkUnquoteAgrees: Unquote of a string token gives what json.Unmarshal
+// into a string gives, and refuses what it refuses.
+func checkUnquoteAgrees(t *testing.T, token string) {
+	t.Helper()
+	var want string
+	wantErr := json.Unmarshal([]byte(token), &want)
+	got, ok := Unquote(token)
+	if ok != (wantErr == nil) || ok && got != want {
+		t.Fatalf("%q: Unquote %q (%v), encoding/json %q (%v)", token, got, ok, want, wantErr)
+	}
+}
+
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, s := range validSeeds {
+		checkUnquoteAgrees(t, s)
+		checkUnquoteAgrees(t, `"`+s+`"`)
+	}
+}
+
+// checkNamedStrings: EachNamedString's verdict is Valid's, and it reports
+// exactly the string values of the members named "text", in order, as
+// encoding/json's token stream sees them.
+func checkNamedStrings(t *testing.T, s string) {
+	t.Helper()
+	var got []string
+	ok := EachNamedString(s, "text", func(start, end int) {
+		v, uok := Unquote(s[start:end])
+		if !uok {
+			t.Fatalf("%q: reported span %q is no string token", s, s[start:end])
+		}
+		got = append(got, v)
+	})
+	if ok != json.Valid([]byte(s)) {
+		t.Fatalf("%q: EachNamedString says %v, encoding/json.Valid the opposite", s, ok)
+	}
+	if !ok {
+		return
+	}
+	if want := namedStringsByTokens(s, "text"); !slices.Equal(got, want) {
+		t.Fatalf("%q: reported %q, want %q", s, got, want)
+	}
+}
+
+// namedStringsByTokens walks encoding/json's tokens: the string values
+// that follow the key in an object.
+func namedStringsByTokens(s, key string) []string {
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	var out []string
+	type frame struct{ object, wantKey bool }
+	var stack []frame
+	lastKey := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		top := len(stack) - 1
+		isKey := top >= 0 && stack[top].object && stack[top].wantKey
+		if top >= 0 && stack[top].object {
+			stack[top].wantKey = !stack[top].wantKey
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, frame{object: true, wantKey: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		case string:
+			if isKey {
+				lastKey = v
+				continue
+			}
+			if top >= 0 && stack[top].object && lastKey == key {
+				out = append(out, v)
+			}
+		}
+	}
+}
+
+func TestEachNamedString(t *testing.T) {
+	for _, s := range validSeeds {
+		checkNamedStrings(t, s)
+	}
+	s := `{"textDocument":{"uri":"file:///a","text":"a\"b","version":1},"contentChanges":[{"text":"x"},{"Text":"y"},{"text":2}]}`
+	var spans []string
+	EachNamedString(s, "text", func(start, end int) { spans = append(spans, s[start:end]) })
+	if want := []string{`"a\"b"`, `"x"`}; !slices.Equal(spans, want) {
+		t.Fatalf("spans %q, want %q", spans, want)
+	}
+}
