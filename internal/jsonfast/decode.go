@@ -9,10 +9,13 @@
 package jsonfast
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DecodeObject decodes s as encoding/json.Unmarshal decodes a JSON object
@@ -52,7 +55,7 @@ func Valid(s string) bool {
 // encoding/json.Unmarshal gives: escapes resolved, invalid UTF-8 and lone
 // surrogates as U+FFFD. Without escapes it is a substring of token.
 func Unquote(token string) (string, bool) {
-	d := &jsonDecoder{s: token}
+	d := &jsonDecoder{s: token, unquoteCap: len(token)}
 	if len(token) < 2 || token[0] != '"' {
 		return "", false
 	}
@@ -110,6 +113,10 @@ type jsonDecoder struct {
 	// exactly namedKey, at any depth: the span of its quoted token.
 	namedKey string
 	named    func(start, end int)
+	// unquoteCap is the capacity an unquoted string starts with: Unquote
+	// knows the length of its one token (a 10 MB text would otherwise be
+	// copied some twenty times while it grows).
+	unquoteCap int
 }
 
 func (d *jsonDecoder) space() {
@@ -306,8 +313,8 @@ func (d *jsonDecoder) string() (string, bool) {
 	start := d.i + 1
 	i := start
 	for i < len(s) {
-		if i+8 <= len(s) && plainASCII(s, i) {
-			i += 8
+		if j := plainRun(s, i, true); j > i {
+			i = j
 			continue
 		}
 		c := s[i]
@@ -334,9 +341,9 @@ func (d *jsonDecoder) string() (string, bool) {
 
 func (d *jsonDecoder) unquote(start int) (string, bool) {
 	s := d.s
-	b := make([]byte, 0, 32)
+	b := make([]byte, 0, max(32, d.unquoteCap))
 	for i := start; i < len(s); {
-		if j := plainRun(s, i); j > i {
+		if j := plainRun(s, i, true); j > i {
 			b = append(b, s[i:j]...)
 			i = j
 			continue
@@ -345,7 +352,7 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 		switch {
 		case c == '"':
 			d.i = i + 1
-			return string(b), true
+			return unsafe.String(unsafe.SliceData(b), len(b)), true // b is ours and never written again
 		case c < 0x20:
 			return "", false
 		case c == '\\':
@@ -411,8 +418,8 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 func (d *jsonDecoder) skipString() bool {
 	s := d.s
 	for i := d.i + 1; i < len(s); {
-		if i+8 <= len(s) && plainWord(s, i) {
-			i += 8
+		if j := plainRun(s, i, false); j > i {
+			i = j
 			continue
 		}
 		switch c := s[i]; {
@@ -443,10 +450,16 @@ func (d *jsonDecoder) skipString() bool {
 	return false
 }
 
-// plainRun is the end of the run of plain ASCII bytes (no quote,
-// backslash or control byte) from i, in words of eight.
-func plainRun(s string, i int) int {
-	for i+8 <= len(s) && plainASCII(s, i) {
+// plainRun is the end of the run of plain bytes from i: no quote,
+// backslash or byte below 0x20, and with ascii no byte from 0x80 either.
+// It reads eight bytes at a time and stops at the first byte that is not
+// plain (or where fewer than eight are left).
+func plainRun(s string, i int, ascii bool) int {
+	for i+8 <= len(s) {
+		m := special(load8(s, i), ascii)
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
 		i += 8
 	}
 	return i
@@ -457,27 +470,24 @@ const (
 	highs = 0x8080808080808080
 )
 
-// word is s[i:i+8] as a little-endian word (one load: the compiler merges
-// the byte reads).
-func word(s string, i int) uint64 {
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+// load8 is s[i:i+8] as a little-endian word, in one load (the caller
+// checked that eight bytes are there).
+func load8(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
 }
 
-// plainWord: s[i:i+8] holds no quote, backslash or byte below 0x20 (bytes
-// from 0x80 may be there). Each test is the exact "has a byte below n"
-// trick: (w - n·ones) & ^w & highs is nonzero iff some byte of w is < n.
-func plainWord(s string, i int) bool {
-	w := word(s, i)
-	quote, backslash := w^(0x22*ones), w^(0x5C*ones)
-	special := (w-0x20*ones) & ^w | (quote-ones) & ^quote | (backslash-ones) & ^backslash
-	return special&highs == 0
-}
-
-// plainASCII is plainWord for ASCII bytes only (a string without escapes
-// or multi-byte characters is a substring of the input as it stands).
-func plainASCII(s string, i int) bool {
-	return plainWord(s, i) && word(s, i)&highs == 0
+// special has the high bit set in the bytes of w that are a quote, a
+// backslash or below 0x20 (with ascii: or from 0x80). Each term is the
+// "has a byte below n" trick, (w - n·ones) &^ w & highs; a borrow may set
+// bits above a byte that matches, never below, so the lowest set bit is
+// exactly the first such byte.
+func special(w uint64, ascii bool) uint64 {
+	q, b := w^(0x22*ones), w^(0x5C*ones)
+	m := (w-0x20*ones)&^w | (q-ones)&^q | (b-ones)&^b
+	if ascii {
+		m |= w
+	}
+	return m & highs
 }
 
 // hex4 reads the four hex digits of a \u escape at s[i:].

@@ -3,6 +3,8 @@ package jsonfast
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -14,12 +16,17 @@ var validSeeds = []string{
 	`{"a":1}x`, `{"a":1} `, "\ufeff{}", `{'a':1}`, `true`, `tru`, `nullx`, `{"text":"abc","t":{"text":"\\"}}`,
 	`{"Text":"a","text":"b","text":1}`, `"` + strings.Repeat("plain text, ", 40) + `"`,
 	`"` + strings.Repeat(`quote \" and \\ back`, 30) + `"`, `"é` + strings.Repeat("x", 20) + `"`,
+}
+
+// deepSeeds are at and past encoding/json's nesting limit (too slow to
+// fuzz from).
+var deepSeeds = []string{
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 }
 
 // Valid and encoding/json.Valid agree on every text.
 func TestValidMatchesEncodingJSON(t *testing.T) {
-	for _, s := range validSeeds {
+	for _, s := range append(validSeeds, deepSeeds...) {
 		checkValidAgrees(t, s)
 	}
 }
@@ -141,5 +148,37 @@ func TestEachNamedString(t *testing.T) {
 	EachNamedString(s, "text", func(start, end int) { spans = append(spans, s[start:end]) })
 	if want := []string{`"a\"b"`, `"x"`}; !slices.Equal(spans, want) {
 		t.Fatalf("spans %q, want %q", spans, want)
+	}
+}
+
+// special's lowest set bit is the first byte that is a quote, a backslash,
+// below 0x20 (or, with ascii, from 0x80), byte by byte, for words built
+// from the bytes around those edges.
+func TestSpecialFindsTheFirstSpecialByte(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0x81, 0xa2, 0xdc, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		var w uint64
+		var bs [8]byte
+		for k := range bs {
+			bs[k] = edges[rng.IntN(len(edges))]
+			w |= uint64(bs[k]) << (8 * k)
+		}
+		for _, ascii := range []bool{false, true} {
+			want := 8
+			for k, c := range bs {
+				if c == '"' || c == '\\' || c < 0x20 || ascii && c >= 0x80 {
+					want = k
+					break
+				}
+			}
+			got := 8
+			if m := special(w, ascii); m != 0 {
+				got = bits.TrailingZeros64(m) >> 3
+			}
+			if got != want {
+				t.Fatalf("% x (ascii %v): first special byte %d, want %d", bs, ascii, got, want)
+			}
+		}
 	}
 }
