@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/chatls/chatls/internal/jsonfast"
 )
 
 // A large frame — didOpen of a 10 MB document — would cost sourcegraph/
@@ -47,8 +52,8 @@ func (s *Stream) lighten(body []byte) ([]byte, uint64) {
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(body) < stashMin || len(trimmed) == 0 || trimmed[0] != '{' {
 		return body, 0
 	}
-	var env envelope
-	if json.Unmarshal(body, &env) != nil || len(env.Method) == 0 || len(env.Params) == 0 || string(env.Params) == "null" {
+	env, ok := readEnvelope(body)
+	if !ok || len(env.Method) == 0 || len(env.Params) == 0 || string(env.Params) == "null" {
 		return body, 0 // not a request with params: jsonrpc2 says what is wrong
 	}
 	small := map[string]json.RawMessage{"jsonrpc": env.JSONRPC, "id": env.ID, "method": env.Method, "meta": env.Meta, "result": env.Result, "error": env.Error}
@@ -65,6 +70,60 @@ func (s *Stream) lighten(body []byte) ([]byte, uint64) {
 		return body, 0
 	}
 	return out, n
+}
+
+// readEnvelope reads the envelope's members as encoding/json.Unmarshal
+// would, each kept as the raw bytes of its value, with the fast reader
+// (one pass, where encoding/json makes three over a 10 MB frame). A key
+// that names a member only ignoring case, which encoding/json would take
+// too, sends the frame to encoding/json, as does anything the fast reader
+// refuses.
+func readEnvelope(body []byte) (envelope, bool) {
+	var env envelope
+	fields := map[string]*json.RawMessage{"jsonrpc": &env.JSONRPC, "id": &env.ID, "method": &env.Method,
+		"params": &env.Params, "meta": &env.Meta, "result": &env.Result, "error": &env.Error}
+	text := bytesView(body)
+	ok := jsonfast.EachMember(text, func(key, raw string) bool {
+		if field := fields[key]; field != nil {
+			at := offsetIn(text, raw)
+			*field = body[at : at+len(raw) : at+len(raw)] // the last duplicate wins, as in encoding/json
+			return true
+		}
+		return !foldsToMember(key, fields)
+	})
+	if ok {
+		return env, true
+	}
+	env = envelope{}
+	return env, json.Unmarshal(body, &env) == nil
+}
+
+// foldsToMember: encoding/json would fill one of fields from key (it
+// matches names ignoring case, with Unicode's folds for non-ASCII keys).
+func foldsToMember(key string, fields map[string]*json.RawMessage) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	_, ok := fields[strings.ToLower(key)]
+	return ok
+}
+
+// bytesView is b as a string without a copy; b is not written afterwards.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// offsetIn is where sub, a substring of text, starts in it.
+func offsetIn(text, sub string) int {
+	if len(sub) == 0 {
+		return 0
+	}
+	return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(text))))
 }
 
 // Unstash returns the params a lightened frame stood in for, taking them

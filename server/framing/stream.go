@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/chatls/chatls/internal/jsonfast"
 	"io"
 	"sync"
 
@@ -124,7 +125,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resync < 0 && json.Valid(body) {
+	if resync < 0 && jsonfast.Valid(bytesView(body)) {
 		return body, nil
 	}
 	if resync < 0 {
