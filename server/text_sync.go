@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
 )
 
@@ -15,7 +16,7 @@ import (
 // runs nothing (SPEC §2).
 func (s *Server) didOpen(raw *json.RawMessage) {
 	var p protocol.DidOpenTextDocumentParams
-	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+	if raw == nil || decodeTextParams(*raw, &p, func(l *framing.Lifted) { l.Restore(&p.TextDocument.Text) }) != nil {
 		s.log.Warn("didOpen with invalid params ignored")
 		return
 	}
@@ -32,12 +33,36 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 	s.scheduleDiagnostics(ds)
 }
 
+// decodeTextParams is json.Unmarshal(raw, p) for didOpen and didChange,
+// whose "text" may be a whole document: a long one is decoded by the fast
+// reader (framing.Lift), and restore puts it where its placeholder landed.
+func decodeTextParams(raw []byte, p any, restore func(*framing.Lifted)) error {
+	if len(raw) >= liftFrom {
+		if small, lifted, ok := framing.Lift(raw); ok {
+			if err := json.Unmarshal(small, p); err != nil {
+				return err
+			}
+			restore(lifted)
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, p)
+}
+
+// liftFrom is the params size from which decodeTextParams lifts.
+const liftFrom = 64 << 10
+
 // didChange is the one modification funnel for client edits: it applies the
 // content changes to the snapshot, records what the user did (approvals,
 // rejections, input edits) and wakes the cycle.
 func (s *Server) didChange(raw *json.RawMessage) {
 	var p lspext.DidChangeTextDocumentParams
-	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+	restore := func(l *framing.Lifted) {
+		for i := range p.ContentChanges {
+			l.Restore(&p.ContentChanges[i].Text)
+		}
+	}
+	if raw == nil || decodeTextParams(*raw, &p, restore) != nil {
 		s.log.Warn("didChange with invalid params ignored")
 		return
 	}
