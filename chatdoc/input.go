@@ -3,8 +3,9 @@ package chatdoc
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/chatls/chatls/internal/jsonfast"
 	"strings"
+
+	"github.com/chatls/chatls/internal/jsonfast"
 )
 
 // decodeInput decodes a tool use's JSON object and reports what is wrong.
@@ -13,13 +14,15 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	if span.Len() == 0 {
 		span = f.OpenerSpan
 	}
+	if jsonfast.IsObjectWithin(u.RawInput, InputMaxNesting) {
+		return // the usual case, in one pass; decoded when asked for (ToolUse.Input)
+	}
+	// Refused: too deep (a valid prefix nests past the limit), or not an
+	// object, or not JSON; encoding/json words the last two.
 	if jsonNesting(u.RawInput) > InputMaxNesting {
 		u.InputError = fmt.Sprintf("the input nests deeper than %d levels", InputMaxNesting)
 		s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
-	}
-	if jsonfast.IsObject(u.RawInput) {
-		return // decoded when asked for (ToolUse.Input)
 	}
 	var obj map[string]any
 	err := json.Unmarshal([]byte(u.RawInput), &obj) // what the fast reader leaves to it, and the error text

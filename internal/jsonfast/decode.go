@@ -30,9 +30,21 @@ func DecodeObject(s string) (map[string]any, bool) {
 
 // IsObject is DecodeObject's verdict without building the values: the
 // parse checks every input, and ToolUse.Input decodes one when asked.
-func IsObject(s string) bool {
-	_, ok := (&jsonDecoder{s: s, discard: true}).topObject()
+func IsObject(s string) bool { return IsObjectWithin(s, jsonMaxNesting) }
+
+// IsObjectWithin is IsObject for objects and arrays nested at most
+// maxDepth deep (the object itself is depth 1).
+func IsObjectWithin(s string, maxDepth int) bool {
+	_, ok := (&jsonDecoder{s: s, discard: true, depthLimit: min(maxDepth, jsonMaxNesting)}).topObject()
 	return ok
+}
+
+// maxDepth is how deep values may nest.
+func (d *jsonDecoder) maxDepth() int {
+	if d.depthLimit > 0 {
+		return d.depthLimit
+	}
+	return jsonMaxNesting
 }
 
 // EachMember calls fn with every member of the JSON object text, in order:
@@ -113,6 +125,8 @@ type jsonDecoder struct {
 	// exactly namedKey, at any depth: the span of its quoted token.
 	namedKey string
 	named    func(start, end int)
+	// depthLimit, when set, is a nesting limit below encoding/json's.
+	depthLimit int
 	// unquoteCap is the capacity an unquoted string starts with: Unquote
 	// knows the length of its one token (a 10 MB text would otherwise be
 	// copied some twenty times while it grows).
@@ -162,7 +176,7 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 }
 
 func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
-	if depth++; depth > jsonMaxNesting {
+	if depth++; depth > d.maxDepth() {
 		return nil, false
 	}
 	d.i++ // '{'
@@ -216,7 +230,7 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 }
 
 func (d *jsonDecoder) array(depth int) (any, bool) {
-	if depth++; depth > jsonMaxNesting {
+	if depth++; depth > d.maxDepth() {
 		return nil, false
 	}
 	d.i++ // '['
