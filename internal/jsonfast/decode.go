@@ -28,12 +28,10 @@ func DecodeObject(s string) (map[string]any, bool) {
 	return (&jsonDecoder{s: s}).topObject()
 }
 
-// IsObject is DecodeObject's verdict without building the values: the
-// parse checks every input, and ToolUse.Input decodes one when asked.
-func IsObject(s string) bool { return IsObjectWithin(s, jsonMaxNesting) }
-
-// IsObjectWithin is IsObject for objects and arrays nested at most
-// maxDepth deep (the object itself is depth 1).
+// IsObjectWithin is DecodeObject's verdict without building the values,
+// for objects and arrays nested at most maxDepth deep (the object itself is
+// depth 1): the parse checks every input, and ToolUse.Input decodes one
+// when asked.
 func IsObjectWithin(s string, maxDepth int) bool {
 	_, ok := (&jsonDecoder{s: s, discard: true, depthLimit: min(maxDepth, jsonMaxNesting)}).topObject()
 	return ok
@@ -214,19 +212,29 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 		if !d.discard {
 			m[key] = v
 		}
-		if d.space(); d.i >= len(d.s) {
+		if more, ok := d.after('}'); !ok {
 			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
+		} else if !more {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// after reads what follows a member or an element: a comma (more to
+// come) or the closer.
+func (d *jsonDecoder) after(closer byte) (more, ok bool) {
+	if d.space(); d.i >= len(d.s) {
+		return false, false
+	}
+	switch d.s[d.i] {
+	case ',':
+		d.i++
+		return true, true
+	case closer:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (d *jsonDecoder) array(depth int) (any, bool) {
@@ -251,17 +259,10 @@ func (d *jsonDecoder) array(depth int) (any, bool) {
 		if !d.discard {
 			list = append(list, v)
 		}
-		if d.space(); d.i >= len(d.s) {
+		if more, ok := d.after(']'); !ok {
 			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
+		} else if !more {
 			return list, true
-		default:
-			return nil, false
 		}
 	}
 }
