@@ -6,11 +6,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/chatls/chatls/internal/jsonfast"
 	"io"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/chatls/chatls/internal/jsonfast"
 )
 
 // maxFrameBytes bounds one incoming message so a hostile Content-Length
