@@ -17,8 +17,8 @@ import (
 // params into generic values and encodes them again, and the handler
 // decodes them a third time. Such a frame goes to jsonrpc2 with its params
 // replaced by a small stand-in, `{"chatls.framing.stashed":N}`; the params
-// themselves wait here, copied once, until the handler swaps them back in
-// (Unstash). Small frames pass untouched.
+// themselves (a slice of the frame, not copied) wait here until the handler
+// swaps them back in (Unstash). Small frames pass untouched.
 
 // stashMin is the frame size from which params are stashed (a variable so
 // tests can stash small frames).
