@@ -113,11 +113,18 @@ execute "normal \<C-]>"
 call s:Wait(5000, 'exists("g:chatls_last_advance")')
 let s:adv = get(g:, 'chatls_last_advance', {})
 call s:Check('<C-]> sends the conversation to the model', type(s:adv) == v:t_dict && get(s:adv, 'phase', '') is# 'send' && get(s:adv, 'message', '') is# 'sending', s:adv)
-call s:Wait(15000, 'index(getline(1, "$"), "Hello from the scripted model.") >= 0')
+" Vim in -es mode fires no TextChanged, so ALE sends the streamed text only
+" when asked; a user's Vim sends it by itself. The answer streams word by
+" word: when the first words go out as an edit of their own (a loaded
+" machine), the server waits for the didChange that shows it landed before
+" it writes the rest.
+function! s:LintedBufferHas(line) abort
+  ALELint
+  return index(getline(1, '$'), a:line) >= 0
+endfunction
+call s:Wait(15000, 's:LintedBufferHas("Hello from the scripted model.")')
 call s:Check('the answer is written into the buffer', index(getline(1, '$'), 'Hello from the scripted model.') >= 0, getline(1, '$'))
 call s:Check('the result is written exactly once', len(filter(getline(1, '$'), 'v:val is# "hello-from-chatls"')) == 1, getline(1, '$'))
-" Vim in -es mode fires no TextChanged, so ALE sends the streamed text only
-" when asked; a user's Vim sends it by itself.
 function! s:LintedStatusMatches(pattern) abort
   ALELint
   return ChatlsStatus() =~# a:pattern
