@@ -1,12 +1,12 @@
 # The README's two commands: `go install ./cmd/chatls && chatls demo` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-clients build bench fuzz fuzz-ci vet
+.PHONY: test test-go test-race test-clients build bench fuzz fuzz-ci vet
 
 # Everything: Go unit, fuzz-seed and end-to-end tests, then the real-editor tests.
 # On CI (CI=true) every fuzz target also fuzzes briefly, so a new crasher in a
 # parser shows up on the change that introduced it.
-test: vet test-go test-clients $(if $(filter true,$(CI)),fuzz-ci)
+test: vet test-go test-race test-clients $(if $(filter true,$(CI)),fuzz-ci)
 
 # A short pass of every fuzz target; `make fuzz FUZZTIME=10m` for a long one.
 fuzz-ci:
@@ -18,6 +18,14 @@ vet:
 
 test-go:
 	$(GO) test -count=1 ./...
+
+# The tests whose point is concurrent reads of shared state (snapshots read
+# by several requests, the registry while a source replaces its tools, the
+# parse and validation on two cores) under the race detector, which is what
+# makes them fail when that sharing breaks.
+RACE_TESTS = TestLineIndexFirstUseFromManyGoroutines|TestTextConcurrent|TestMovedChunksReadConcurrently|TestParallelParseEqualsSequential|TestValidateWhileASourceReplacesItsTools|TestToolDiagnosticsParallelEqualsSequential
+test-race:
+	$(GO) test -race -count=1 -run '^($(RACE_TESTS))$$' ./chatdoc/ ./tools/ ./server/surface/
 
 test-clients:
 	bash clients/test.sh
