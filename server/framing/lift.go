@@ -41,7 +41,6 @@ func Lift(params []byte) (small []byte, lifted *Lifted, ok bool) {
 		return nil, nil, false
 	}
 	lifted = &Lifted{prefix: "\x00chatls.lifted:" + strconv.FormatUint(rand.Uint64(), 36) + ":"}
-	var b strings.Builder
 	last := 0
 	for i, sp := range spans {
 		v, ok := jsonfast.Unquote(text[sp[0]:sp[1]])
@@ -49,12 +48,11 @@ func Lift(params []byte) (small []byte, lifted *Lifted, ok bool) {
 			return nil, nil, false
 		}
 		lifted.values = append(lifted.values, v)
-		b.WriteString(text[last:sp[0]])
-		b.WriteString(`"\u0000` + lifted.prefix[1:] + strconv.Itoa(i) + `"`)
+		small = append(small, params[last:sp[0]]...)
+		small = append(small, `"\u0000`+lifted.prefix[1:]+strconv.Itoa(i)+`"`...)
 		last = sp[1]
 	}
-	b.WriteString(text[last:])
-	return []byte(b.String()), lifted, true
+	return append(small, params[last:]...), lifted, true
 }
 
 // Restore puts back the string *s stands for when it is one of l's
