@@ -1,0 +1,34 @@
+package e2e
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The server gives back the pages of its binary that only start-up touched
+// (internal/coldpages) before it serves, and serves on: each page it needs
+// again comes back from the page cache.
+func TestServerReleasesStartupPagesAndServesOn(t *testing.T) {
+	s := start(t, sessionOptions{})
+	uri := s.open("a.chat", "@You:\nhello\n\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\": \"true\"}\n```\n")
+	var hover map[string]any
+	if err := s.c.Call(s.ctx, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 4, "character": 3},
+	}, &hover); err != nil || hover == nil {
+		t.Fatalf("hover after the release: %v, %v", hover, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.c.Shutdown(ctx) // the whole log is read once the process ended
+	m := regexp.MustCompile(`start-up pages released\s+\{"mapped bytes": (\d+)\}`).FindStringSubmatch(s.c.Stderr())
+	if m == nil {
+		t.Fatalf("no release in the server's log:\n%s", s.c.Stderr())
+	}
+	// The code and constant data of the ~80 MB binary: tens of megabytes.
+	if n, _ := strconv.Atoi(m[1]); n < 8<<20 {
+		t.Fatalf("released mappings of %d bytes, want the binary's code and constant data", n)
+	}
+}
