@@ -1,4 +1,4 @@
-# The README's two commands: `go install ./cmd/chatls && chatls demo` and `make test`.
+# The README's two commands: `CGO_ENABLED=0 go install ./cmd/chatls && chatls demo` and `make test`.
 GO ?= go
 
 .PHONY: test test-go test-race test-clients build bench fuzz fuzz-ci vet

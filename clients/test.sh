@@ -51,7 +51,7 @@ run() {
 have() { command -v "$1" >/dev/null 2>&1; }
 
 echo "=== build server"
-if ! (cd "$ROOT" && go build -o "$TMP/chatls" ./cmd/chatls); then
+if ! (cd "$ROOT" && CGO_ENABLED=0 go build -o "$TMP/chatls" ./cmd/chatls); then
   echo "FAIL: go build ./cmd/chatls"
   echo "clients: 0 passed, 1 failed, 0 skipped"
   exit 1

@@ -13,7 +13,7 @@ OUT=$(realpath -m "${1:-$ROOT/docs/img}")
 BIN=${CHATLS_BIN:-}
 if [ -z "$BIN" ]; then
   BIN=$(mktemp -d "${TMPDIR:-/tmp}/chatls-shots.XXXXXX")/chatls
-  (cd "$ROOT" && go build -o "$BIN" ./cmd/chatls)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -o "$BIN" ./cmd/chatls)
 fi
 mkdir -p "$OUT"
 node "$ROOT/clients/screenshots/terminal.js" "$BIN" "$OUT" nvim vim emacs

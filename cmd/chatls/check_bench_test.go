@@ -10,12 +10,15 @@ import (
 	"github.com/chatls/chatls/chatdoc/chatgen"
 )
 
-// benchFiles builds chatls and writes the generated 10 MB document once.
+// benchFiles builds chatls as the README installs it (static:
+// CGO_ENABLED=0) and writes the generated 10 MB document once.
 func benchFiles(b *testing.B) (binary, doc string) {
 	b.Helper()
 	dir := b.TempDir()
 	binary = filepath.Join(dir, "chatls")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	doc = filepath.Join(dir, "big.chat")
