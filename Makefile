@@ -31,7 +31,7 @@ test-clients:
 	bash clients/test.sh
 
 build:
-	$(GO) build -o bin/chatls ./cmd/chatls
+	CGO_ENABLED=0 $(GO) build -o bin/chatls ./cmd/chatls
 
 # Benchmarks quoted in docs/performance.md.
 bench:
