@@ -19,11 +19,29 @@ var tools = []struct{ name, input string }{
 	{"write", `{"path":"notes/%d.md","content":"# Notes\n\nSome text.\n","label":"saving notes"}`},
 }
 
+// shape is how long a turn's prose paragraph and each tool output are:
+// min + rand(spread) sentences and lines.
+type shape struct{ sentences, sentenceSpread, lines, lineSpread int }
+
+var (
+	roomy = shape{4, 4, 4, 8}
+	dense = shape{2, 3, 2, 6}
+)
+
 // Generate returns a document of about targetBytes bytes (at least one
 // turn), deterministic for a seed. A turn is You, Assistant (prose, a code
 // sample, one or two tool uses) and the next You carries their results; about
-// 1.3 KB per message on average, so 10 MB is about 7,500 turns.
-func Generate(targetBytes int, seed int64) string {
+// 680 bytes per message on average, so 10 MB is 15,352 messages with 11,506
+// tool uses.
+func Generate(targetBytes int, seed int64) string { return generate(targetBytes, seed, roomy) }
+
+// GenerateDense is Generate with shorter prose and tool outputs: 10 MB is
+// 21,704 messages with 16,340 tool uses, the shape of the conversation
+// issue 17 measured (22,503 messages, ~15,000 tool uses). More, smaller
+// messages cost the parser and the server more per byte.
+func GenerateDense(targetBytes int, seed int64) string { return generate(targetBytes, seed, dense) }
+
+func generate(targetBytes int, seed int64, sh shape) string {
 	r := rand.New(rand.NewSource(seed))
 	var b strings.Builder
 	b.Grow(targetBytes + 4096)
@@ -34,7 +52,7 @@ func Generate(targetBytes int, seed int64) string {
 		b.WriteString(pendingResults)
 		b.WriteString(sentence(r, 8+r.Intn(20)) + "\n\n")
 		b.WriteString("@Assistant:\n")
-		b.WriteString(paragraph(r))
+		b.WriteString(paragraph(r, sh))
 		if r.Intn(3) == 0 {
 			b.WriteString("```go\nfunc f" + fmt.Sprint(turn) + "() error {\n\treturn nil\n}\n```\n\n")
 		}
@@ -43,7 +61,7 @@ func Generate(targetBytes int, seed int64) string {
 			tool := tools[r.Intn(len(tools))]
 			id := fmt.Sprintf("toolu_%06d_%d", turn, i)
 			fmt.Fprintf(&b, "**Tool Use:** `%s` (`%s`)\n\n```json\n"+tool.input+"\n```\n\n", tool.name, id, turn)
-			fmt.Fprintf(&results, "\n**Tool Result:** `%s`\n\n```\n%s```\n", id, output(r))
+			fmt.Fprintf(&results, "\n**Tool Result:** `%s`\n\n```\n%s```\n", id, output(r, sh))
 		}
 		pendingResults = results.String() + "\n"
 	}
@@ -59,17 +77,17 @@ func sentence(r *rand.Rand, n int) string {
 	return strings.ToUpper(ws[0][:1]) + strings.Join(ws, " ")[1:] + "."
 }
 
-func paragraph(r *rand.Rand) string {
+func paragraph(r *rand.Rand, sh shape) string {
 	var b strings.Builder
-	for range 4 + r.Intn(4) {
+	for range sh.sentences + r.Intn(sh.sentenceSpread) {
 		b.WriteString(sentence(r, 6+r.Intn(14)) + " ")
 	}
 	return strings.TrimSpace(b.String()) + "\n\n"
 }
 
-func output(r *rand.Rand) string {
+func output(r *rand.Rand, sh shape) string {
 	var b strings.Builder
-	for i := range 4 + r.Intn(8) {
+	for i := range sh.lines + r.Intn(sh.lineSpread) {
 		fmt.Fprintf(&b, "ok  \tgithub.com/example/pkg/%d\t0.%03ds  %s\n", i, r.Intn(999), words[r.Intn(len(words))])
 	}
 	return b.String()

@@ -13,6 +13,10 @@ import (
 // benchFiles builds chatls as the README installs it (static:
 // CGO_ENABLED=0) and writes the generated 10 MB document once.
 func benchFiles(b *testing.B) (binary, doc string) {
+	return benchFilesOf(b, chatgen.Generate(10<<20, 1))
+}
+
+func benchFilesOf(b *testing.B, text string) (binary, doc string) {
 	b.Helper()
 	dir := b.TempDir()
 	binary = filepath.Join(dir, "chatls")
@@ -22,7 +26,7 @@ func benchFiles(b *testing.B) (binary, doc string) {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	doc = filepath.Join(dir, "big.chat")
-	if err := os.WriteFile(doc, []byte(chatgen.Generate(10<<20, 1)), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return binary, doc
@@ -52,8 +56,15 @@ func BenchmarkCheckVsWcL(b *testing.B) {
 // BenchmarkCheckOverWcL runs both commands in every iteration, so that the
 // ratio holds under a machine load that changes during the run; it reports
 // each command's time per run and check/wc-l.
-func BenchmarkCheckOverWcL(b *testing.B) {
-	binary, doc := benchFiles(b)
+func BenchmarkCheckOverWcL(b *testing.B) { checkOverWcL(b, chatgen.Generate(10<<20, 1)) }
+
+// BenchmarkCheckOverWcLDense is the same on 10 MB of shorter messages
+// (21,704 instead of 15,352), the shape of the conversation issue 17
+// measured.
+func BenchmarkCheckOverWcLDense(b *testing.B) { checkOverWcL(b, chatgen.GenerateDense(10<<20, 1)) }
+
+func checkOverWcL(b *testing.B, text string) {
+	binary, doc := benchFilesOf(b, text)
 	var check, wc time.Duration
 	timed := func(name string, args ...string) time.Duration {
 		start := time.Now()
