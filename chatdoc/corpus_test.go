@@ -195,7 +195,7 @@ func TestCorpusExpectations(t *testing.T) {
 	})
 	t.Run("09 abort marker", func(t *testing.T) {
 		d := parseCorpus(t, "09-aborted")
-		if a := d.Messages()[1].Abort; a == nil || a.Message != "Response interrupted by the user." {
+		if a := d.Messages()[1].Abort(); a == nil || a.Message != "Response interrupted by the user." {
 			t.Fatalf("abort %+v", a)
 		}
 	})
@@ -204,7 +204,7 @@ func TestCorpusExpectations(t *testing.T) {
 		if len(d.ToolUses()) != 1 || d.ToolUses()[0].ID != "toolu_f1" || d.ToolResult("toolu_f1") == nil {
 			t.Fatalf("tool uses %v", d.ToolUses())
 		}
-		if n := len(d.Messages()[1].Thinking) + len(d.Messages()[3].Thinking); n != 3 || !d.Messages()[3].Thinking[0].SelfClosing {
+		if n := len(d.Messages()[1].Thinking()) + len(d.Messages()[3].Thinking()); n != 3 || !d.Messages()[3].Thinking()[0].SelfClosing {
 			t.Fatalf("thinking blocks %d", n)
 		}
 	})

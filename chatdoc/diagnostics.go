@@ -172,11 +172,11 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 // moved, without copying it), and the document-wide ones.
 func collectDiagnostics(fm []Diagnostic, st *messageStore, global []Diagnostic) []Diagnostic {
 	n := len(fm) + len(global)
-	st.eachStored(func(m *Message, _ int) { n += len(m.diags) })
+	st.eachStored(func(m *Message, _ int) { n += len(m.findings()) })
 	out := make([]Diagnostic, 0, n)
 	out = append(out, fm...)
 	st.eachStored(func(m *Message, delta int) {
-		for _, dg := range m.diags {
+		for _, dg := range m.findings() {
 			dg.Span = dg.Span.Shift(delta)
 			out = append(out, dg)
 		}

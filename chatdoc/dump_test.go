@@ -37,13 +37,13 @@ func dump(d *Document) string {
 		for _, f := range m.Fences {
 			fmt.Fprintf(&b, "  fence %s ticks=%d info=%q closed=%v content %s\n", rng(f.Span), f.Ticks, f.Info, f.Closed, rng(f.ContentSpan))
 		}
-		for _, t := range m.Thinking {
+		for _, t := range m.Thinking() {
 			fmt.Fprintf(&b, "  thinking %s attrs=%q selfClosing=%v\n", rng(t.Span), t.Attrs, t.SelfClosing)
 		}
-		if a := m.Abort; a != nil {
+		if a := m.Abort(); a != nil {
 			fmt.Fprintf(&b, "  abort %s %q\n", rng(a.Span), a.Message)
 		}
-		for _, f := range m.FileRefs {
+		for _, f := range m.FileRefs() {
 			fmt.Fprintf(&b, "  fileref %s %q\n", rng(f.Span), f.Path)
 		}
 		for _, u := range m.ToolUses {

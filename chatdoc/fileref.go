@@ -36,7 +36,8 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 			continue
 		}
 		start := lineStart + i - n
-		s.cur.FileRefs = append(s.cur.FileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime})
+		x := s.cur.more()
+		x.fileRefs = append(x.fileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime})
 	}
 }
 
@@ -127,7 +128,7 @@ func unhex(c byte) byte {
 func FileRefDiagnostics(d *Document, exists func(path string) bool) []Diagnostic {
 	var out []Diagnostic
 	d.store.eachStored(func(m *Message, delta int) {
-		for _, ref := range m.FileRefs {
+		for _, ref := range m.FileRefs() {
 			if !exists(ref.Path) {
 				out = append(out, diag(ref.Span.Shift(delta), SeverityWarning, CodeMissingFileReference, "",
 					"File not found: %s", ref.Path))

@@ -17,7 +17,7 @@ func TestFileRefsReadLikeFlemma(t *testing.T) {
 	type ref struct{ raw, path, mime string }
 	var got []ref
 	for _, m := range d.Messages() {
-		for _, r := range m.FileRefs {
+		for _, r := range m.FileRefs() {
 			got = append(got, ref{d.Slice(r.Span.Start, r.Span.End), r.Path, r.MIME})
 		}
 	}
@@ -51,7 +51,7 @@ func TestFileRefsReadLikeFlemma(t *testing.T) {
 func TestFileRefsHomeAndAbsolute(t *testing.T) {
 	d := Parse("@You:\nsee @~/notes/a.md, @//tmp/x%20y.txt;type=text/plain and @~/ @// mail@//x\n")
 	var got [][2]string
-	for _, r := range d.Messages()[0].FileRefs {
+	for _, r := range d.Messages()[0].FileRefs() {
 		got = append(got, [2]string{d.Slice(r.Span.Start, r.Span.End), r.Path})
 	}
 	want := [][2]string{{"@~/notes/a.md", "~/notes/a.md"}, {"@//tmp/x%20y.txt;type=text/plain", "/tmp/x y.txt"}}

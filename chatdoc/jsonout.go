@@ -106,14 +106,14 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 			jm.ToolResults = append(jm.ToolResults, jr)
 		}
 		jm.Thinking = []jsonThinking{}
-		for _, t := range m.Thinking {
+		for _, t := range m.Thinking() {
 			jt := jsonThinking{Redacted: t.Redacted(), Range: r(t.Span)}
 			if sig := t.Signature(); sig != nil {
 				jt.Provider, jt.Signature = &sig.Provider, &sig.Value
 			}
 			jm.Thinking = append(jm.Thinking, jt)
 		}
-		if a := m.Abort; a != nil {
+		if a := m.Abort(); a != nil {
 			jm.Aborted = &jsonAborted{Message: a.Message, Range: r(a.Span)}
 		}
 		out.Messages = append(out.Messages, jm)

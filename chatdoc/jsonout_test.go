@@ -108,14 +108,14 @@ func TestParseJSONThinkingAndAbort(t *testing.T) {
 		t.Fatalf("aborted %+v", a)
 	}
 	m := d.Messages()[1]
-	if c := d.ThinkingContent(m.Thinking[0]); c != "hmm\nyes" || !d.ThinkingClosed(m.Thinking[0]) {
+	if c := d.ThinkingContent(m.Thinking()[0]); c != "hmm\nyes" || !d.ThinkingClosed(m.Thinking()[0]) {
 		t.Fatalf("content %q", c)
 	}
-	if d.ThinkingContent(m.Thinking[2]) != "" || !d.ThinkingClosed(m.Thinking[2]) || d.ThinkingContent(m.Thinking[1]) != "DATA" {
+	if d.ThinkingContent(m.Thinking()[2]) != "" || !d.ThinkingClosed(m.Thinking()[2]) || d.ThinkingContent(m.Thinking()[1]) != "DATA" {
 		t.Fatal("self-closing or redacted content")
 	}
 	open := Parse("@Assistant:\n<thinking>\nstill\n@You:\nx\n")
-	if th := open.Messages()[0].Thinking[0]; open.ThinkingClosed(th) || open.ThinkingContent(th) != "still" {
+	if th := open.Messages()[0].Thinking()[0]; open.ThinkingClosed(th) || open.ThinkingContent(th) != "still" {
 		t.Fatalf("unclosed %q", open.ThinkingContent(th))
 	}
 }

@@ -173,7 +173,8 @@ func (s *bodyScanner) scan(from int, stop func(markerStart int) bool) ([]*Messag
 // marker with the scanner (only an unclosed fence can happen there).
 func (s *bodyScanner) addDiag(d Diagnostic) {
 	if s.cur != nil {
-		s.cur.diags = append(s.cur.diags, d)
+		x := s.cur.more()
+		x.diags = append(x.diags, d)
 		return
 	}
 	s.pre = append(s.pre, d)
@@ -398,8 +399,8 @@ func lineAfter(text string, end int) int {
 
 func (s *bodyScanner) angleLine(line string, start, next int) {
 	if msg, ok := abortMarker(line); ok {
-		if s.cur != nil && s.cur.Abort == nil {
-			s.cur.Abort = &AbortMarker{Span: Span{start, next}, Message: msg}
+		if s.cur != nil && s.cur.Abort() == nil {
+			s.cur.more().abort = &AbortMarker{Span: Span{start, next}, Message: msg}
 		}
 		return
 	}
@@ -408,7 +409,8 @@ func (s *bodyScanner) angleLine(line string, start, next int) {
 	}
 	if attrs, selfClosing, ok := thinkingOpen(line); ok {
 		t := &Thinking{Span: Span{start, next}, Attrs: attrs, SelfClosing: selfClosing}
-		s.cur.Thinking = append(s.cur.Thinking, t)
+		x := s.cur.more()
+		x.thinking = append(x.thinking, t)
 		if !selfClosing {
 			t.Span.End = s.docLen
 			s.thinking = t

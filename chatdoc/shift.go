@@ -23,6 +23,7 @@ type slabs struct {
 	usePs    []*ToolUse
 	results  []ToolResult
 	resultPs []*ToolResult
+	extras   []messageExtra
 	thinking []Thinking
 	thinkPs  []*Thinking
 	aborts   []AbortMarker
@@ -32,22 +33,25 @@ type slabs struct {
 }
 
 func newSlabs(msgs []*Message) *slabs {
-	var nf, nu, nr, nt, na, nref, nd int
+	var nf, nu, nr, nx, nt, na, nref, nd int
 	for _, m := range msgs {
 		nf += len(m.Fences)
 		nu += len(m.ToolUses)
 		nr += len(m.ToolResults)
-		nt += len(m.Thinking)
-		nref += len(m.FileRefs)
-		nd += len(m.diags)
-		if m.Abort != nil {
-			na++
+		if x := m.extra; x != nil {
+			nx++
+			nt += len(x.thinking)
+			nref += len(x.fileRefs)
+			nd += len(x.diags)
+			if x.abort != nil {
+				na++
+			}
 		}
 	}
 	return &slabs{
 		msgs: make([]Message, 0, len(msgs)), fences: make([]Fence, 0, nf), fencePs: make([]*Fence, 0, nf),
 		uses: make([]ToolUse, 0, nu), usePs: make([]*ToolUse, 0, nu),
-		results: make([]ToolResult, 0, nr), resultPs: make([]*ToolResult, 0, nr),
+		results: make([]ToolResult, 0, nr), resultPs: make([]*ToolResult, 0, nr), extras: make([]messageExtra, 0, nx),
 		thinking: make([]Thinking, 0, nt), thinkPs: make([]*Thinking, 0, nt),
 		aborts: make([]AbortMarker, 0, na), refs: make([]FileRef, 0, nref), refPs: make([]*FileRef, 0, nref),
 		diags: make([]Diagnostic, 0, nd),
@@ -141,38 +145,47 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		}
 		m.ToolResults = ptrs
 	}
-	if len(m.Thinking) > 0 {
-		ts := take(&sl.thinking, len(m.Thinking))
-		ptrs := take(&sl.thinkPs, len(m.Thinking))
-		for i, t := range m.Thinking {
+	if m.extra != nil {
+		x := &take(&sl.extras, 1)[0]
+		*x = *m.extra
+		sl.shiftExtra(x, delta)
+		m.extra = x
+	}
+}
+
+func (sl *slabs) shiftExtra(x *messageExtra, delta int) {
+	if len(x.thinking) > 0 {
+		ts := take(&sl.thinking, len(x.thinking))
+		ptrs := take(&sl.thinkPs, len(x.thinking))
+		for i, t := range x.thinking {
 			ts[i] = *t
 			ts[i].Span = t.Span.Shift(delta)
 			ptrs[i] = &ts[i]
 		}
-		m.Thinking = ptrs
+		x.thinking = ptrs
 	}
-	if m.Abort != nil {
+	if x.abort != nil {
 		a := &take(&sl.aborts, 1)[0]
-		*a = *m.Abort
+		*a = *x.abort
 		a.Span = a.Span.Shift(delta)
-		m.Abort = a
+		x.abort = a
 	}
-	if len(m.FileRefs) > 0 {
-		refs := take(&sl.refs, len(m.FileRefs))
-		ptrs := take(&sl.refPs, len(m.FileRefs))
-		for i, f := range m.FileRefs {
+	if len(x.fileRefs) > 0 {
+		refs := take(&sl.refs, len(x.fileRefs))
+		ptrs := take(&sl.refPs, len(x.fileRefs))
+		for i, f := range x.fileRefs {
 			refs[i] = *f
 			refs[i].Span = f.Span.Shift(delta)
 			ptrs[i] = &refs[i]
 		}
-		m.FileRefs = ptrs
+		x.fileRefs = ptrs
 	}
-	if len(m.diags) > 0 {
-		diags := take(&sl.diags, len(m.diags))
-		for i, dg := range m.diags {
+	if len(x.diags) > 0 {
+		diags := take(&sl.diags, len(x.diags))
+		for i, dg := range x.diags {
 			dg.Span = dg.Span.Shift(delta)
 			diags[i] = dg
 		}
-		m.diags = diags
+		x.diags = diags
 	}
 }

@@ -41,7 +41,7 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			if !mode.Force && l.openIDs[u.ID] {
 				continue // tool uses already in the file wait for chatls.advance
 			}
-			if m.Abort != nil {
+			if m.Abort() != nil {
 				statuses[u.ID] = chatdoc.StatusAborted
 				continue
 			}

@@ -124,7 +124,7 @@ func journalResult(e JournalEntry) (res *Result, known bool) {
 // message, or the default text.
 func AbortText(doc *chatdoc.Document, u *chatdoc.ToolUse) string {
 	if u.Message >= 0 && u.Message < doc.MessageCount() {
-		if a := doc.Message(u.Message).Abort; a != nil && strings.TrimSpace(a.Message) != "" {
+		if a := doc.Message(u.Message).Abort(); a != nil && strings.TrimSpace(a.Message) != "" {
 			return strings.TrimSpace(a.Message)
 		}
 	}

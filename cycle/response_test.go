@@ -39,9 +39,9 @@ func TestResponseReadsBack(t *testing.T) {
 	if len(a.ToolUses) != 2 || a.ToolUses[1].Name != "fs:read_file" || a.ToolUses[1].Input()["path"] != "a```b" {
 		t.Fatalf("tool uses %+v", a.ToolUses)
 	}
-	if len(a.Thinking) != 3 || a.Thinking[0].Signature().Value != "sig==" || !a.Thinking[1].Redacted() ||
-		doc.ThinkingContent(a.Thinking[0]) != "The user wants files." || a.Thinking[2].Signature().Provider != "vertex" {
-		t.Fatalf("thinking %+v", a.Thinking)
+	if len(a.Thinking()) != 3 || a.Thinking()[0].Signature().Value != "sig==" || !a.Thinking()[1].Redacted() ||
+		doc.ThinkingContent(a.Thinking()[0]) != "The user wants files." || a.Thinking()[2].Signature().Provider != "vertex" {
+		t.Fatalf("thinking %+v", a.Thinking())
 	}
 }
 
@@ -59,7 +59,7 @@ func TestResponseAbortAndHeaders(t *testing.T) {
 		t.Fatalf("%q", out)
 	}
 	doc := chatdoc.Parse(out)
-	if a := doc.Messages()[1]; a.Abort == nil || doc.Slice(a.Abort.Span.Start, a.Abort.Span.End) == "" {
+	if a := doc.Messages()[1]; a.Abort() == nil || doc.Slice(a.Abort().Span.Start, a.Abort().Span.End) == "" {
 		t.Errorf("abort marker not read back: %+v", a)
 	}
 	var empty Response

@@ -29,7 +29,7 @@ func (b *promptBuilder) expand(m *chatdoc.Message, s string, span chatdoc.Span) 
 			parts = append(parts, Part{Kind: PartText, Text: out})
 		}
 	}
-	for _, ref := range m.FileRefs {
+	for _, ref := range m.FileRefs() {
 		if ref.Span.Start < span.Start || ref.Span.End > span.End {
 			continue
 		}

@@ -188,7 +188,7 @@ func (b *promptBuilder) assistantParts(m *chatdoc.Message) []Part {
 			return Part{Kind: PartToolUse, ID: u.ID, Name: u.Name, Input: compactInput(u)}, true
 		}})
 	}
-	for _, t := range m.Thinking {
+	for _, t := range m.Thinking() {
 		segs = append(segs, segment{span: t.Span, part: func() (Part, bool) {
 			if !b.doc.ThinkingClosed(t) {
 				return Part{}, false // Flemma sends an unclosed block nowhere
@@ -196,7 +196,7 @@ func (b *promptBuilder) assistantParts(m *chatdoc.Message) []Part {
 			return Part{Kind: PartThinking, Text: b.doc.ThinkingContent(t), Signature: t.Signature(), Redacted: t.Redacted()}, true
 		}})
 	}
-	if a := m.Abort; a != nil {
+	if a := m.Abort(); a != nil {
 		segs = append(segs, segment{span: a.Span, part: func() (Part, bool) {
 			return Part{Kind: partAborted, Text: a.Message}, true
 		}})

@@ -89,7 +89,7 @@ func waitingForUser(doc *chatdoc.Document, l *cycle.Ledger, ran func(id string) 
 // hasContent says whether a @You: message holds text, file references or
 // results beyond its marker line.
 func hasContent(doc *chatdoc.Document, m *chatdoc.Message) bool {
-	if len(m.ToolResults) > 0 || len(m.FileRefs) > 0 {
+	if len(m.ToolResults) > 0 || len(m.FileRefs()) > 0 {
 		return true
 	}
 	body := doc.Slice(m.MarkerSpan.End, m.Span.End)

@@ -24,7 +24,7 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 		if m == nil {
 			continue
 		}
-		for _, ref := range m.FileRefs {
+		for _, ref := range m.FileRefs() {
 			if ref == nil || ref.Path == "" {
 				continue
 			}

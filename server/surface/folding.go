@@ -56,7 +56,7 @@ func FoldingRanges(doc *chatdoc.Document, enc chatdoc.Encoding) []protocol.Foldi
 				add(f.Span, protocol.RegionFoldingRange)
 			}
 		}
-		for _, th := range m.Thinking {
+		for _, th := range m.Thinking() {
 			if th != nil {
 				add(th.Span, protocol.CommentFoldingRange)
 			}

@@ -79,7 +79,7 @@ func nestedSpans(doc *chatdoc.Document, off int) []chatdoc.Span {
 		for _, f := range m.Fences {
 			considerFence(consider, f)
 		}
-		for _, th := range m.Thinking {
+		for _, th := range m.Thinking() {
 			if th != nil {
 				consider(th.Span)
 			}

@@ -109,15 +109,15 @@ func messageTokens(text *textWindow, m *chatdoc.Message, scratch *tokenScratch) 
 			}
 		}
 	}
-	for _, th := range m.Thinking {
+	for _, th := range m.Thinking() {
 		if th != nil {
 			add(th.Span, tokenThinking, 0)
 		}
 	}
-	if m.Abort != nil {
-		add(m.Abort.Span, tokenThinking, 0)
+	if a := m.Abort(); a != nil {
+		add(a.Span, tokenThinking, 0)
 	}
-	for _, ref := range m.FileRefs {
+	for _, ref := range m.FileRefs() {
 		if ref != nil {
 			add(ref.Span, tokenFileRef, 0)
 		}

@@ -132,7 +132,7 @@ func messageSymbolName(text *textWindow, m *chatdoc.Message) string {
 // firstProseLine walks the message's lines once, jumping over its blocks.
 func firstProseLine(text *textWindow, m *chatdoc.Message) string {
 	var blocks []chatdoc.Span
-	for _, th := range m.Thinking {
+	for _, th := range m.Thinking() {
 		if th != nil {
 			blocks = append(blocks, th.Span)
 		}
