@@ -35,7 +35,7 @@ func dump(d *Document) string {
 	for i, m := range d.Messages() {
 		fmt.Fprintf(&b, "message %d @%s %s marker %s\n", i, m.Role, rng(m.Span), rng(m.MarkerSpan))
 		for _, f := range m.Fences {
-			fmt.Fprintf(&b, "  fence %s ticks=%d info=%q closed=%v content %s\n", rng(f.Span), f.Ticks, f.Info, f.Closed, rng(f.ContentSpan))
+			fmt.Fprintf(&b, "  fence %s ticks=%d info=%q closed=%v content %s\n", rng(f.Span), f.Ticks, f.Info, f.Closed(), rng(f.ContentSpan))
 		}
 		for _, t := range m.Thinking() {
 			fmt.Fprintf(&b, "  thinking %s attrs=%q selfClosing=%v\n", rng(t.Span), t.Attrs, t.SelfClosing)

@@ -223,13 +223,13 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		}
 		return []TextEdit{{Span: r.StatusSpan, NewText: string(st)}}, nil
 	case r.Dialect == DialectFence && r.Fence != nil:
-		opener := d.Slice(r.Fence.OpenerSpan.Start, r.Fence.OpenerSpan.End)
+		opener := d.Slice(r.Fence.OpenerSpan().Start, r.Fence.OpenerSpan().End)
 		if i := emptyStatusToken(opener); i >= 0 {
 			// A half-typed `status=`: fill it in rather than add a second token.
-			at := r.Fence.OpenerSpan.Start + i + len("status=")
+			at := r.Fence.OpenerSpan().Start + i + len("status=")
 			return []TextEdit{{Span: Span{at, at}, NewText: string(st)}}, nil
 		}
-		at := r.Fence.OpenerSpan.Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
+		at := r.Fence.OpenerSpan().Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
 		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
 	case r.Dialect == DialectSuffix:
 		return suffixStatusEdit(d, r, st)

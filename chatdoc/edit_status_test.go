@@ -22,7 +22,7 @@ func TestSetStatusFillsEmptyStatusToken(t *testing.T) {
 		if r == nil || r.Status != StatusApproved {
 			t.Fatalf("%q: status after edit = %+v", c.opener, r)
 		}
-		if line := got.Slice(r.Fence.OpenerSpan.Start, r.Fence.OpenerSpan.End); line != c.want {
+		if line := got.Slice(r.Fence.OpenerSpan().Start, r.Fence.OpenerSpan().End); line != c.want {
 			t.Errorf("%q: opener became %q, want %q", c.opener, line, c.want)
 		}
 	}

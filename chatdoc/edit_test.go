@@ -240,7 +240,7 @@ func TestReplaceWithResult(t *testing.T) {
 	t.Run("empty content", func(t *testing.T) {
 		d0 := parseCorpus(t, "01-pending-bash")
 		d := Parse(ApplyEdits(d0.Text(), mustEdits(t)(ReplaceWithResult(d0, "toolu_01A", "", false))))
-		if r := d.ToolResult("toolu_01A"); r.Status != StatusDone || r.Content != "" || !r.Fence.Closed {
+		if r := d.ToolResult("toolu_01A"); r.Status != StatusDone || r.Content != "" || !r.Fence.Closed() {
 			t.Fatalf("%+v", r)
 		}
 	})

@@ -12,7 +12,7 @@ import (
 func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	span := Span{f.ContentSpan.Start, f.ContentSpan.Start + len(u.RawInput)}
 	if span.Len() == 0 {
-		span = f.OpenerSpan
+		span = f.OpenerSpan()
 	}
 	if jsonfast.IsObjectWithin(u.RawInput, InputMaxNesting) {
 		return // the usual case, in one pass; decoded when asked for (ToolUse.Input)

@@ -26,7 +26,7 @@ func TestUnclosedToolUseFenceEndsAtRoleMarker(t *testing.T) {
 		t.Fatalf("roles %v", roles(d))
 	}
 	u := d.ToolUse("t1")
-	if u == nil || u.Valid() || u.Fence == nil || u.Fence.Closed {
+	if u == nil || u.Valid() || u.Fence == nil || u.Fence.Closed() {
 		t.Fatalf("tool use %+v", u)
 	}
 	if u.RawInput != "{\"command\":\"ls\"}\n" || u.Span.End != strings.Index(text, "@You:") {

@@ -244,8 +244,8 @@ func (s *bodyScanner) role() string {
 }
 
 func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
-	f := &Fence{Span: Span{start, s.docLen}, OpenerSpan: Span{start, end}, Info: info, Ticks: ticks,
-		ContentSpan: Span{next, s.docLen}}
+	f := &Fence{Span: Span{start, s.docLen}, Info: info, Ticks: ticks,
+		ContentSpan: Span{next, s.docLen}, openerLen: int32(end - start)}
 	s.fence = f
 	if s.cur != nil {
 		s.cur.Fences = append(s.cur.Fences, f)
@@ -262,10 +262,9 @@ func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
 
 func (s *bodyScanner) closeFence(start, end, next int) {
 	f := s.fence
-	f.CloserSpan = Span{start, end}
+	f.closerLen = int32(end - start)
 	f.Span.End = next
 	f.ContentSpan.End = start
-	f.Closed = true
 	s.finishFence()
 }
 
@@ -287,9 +286,9 @@ func (s *bodyScanner) finishFence() {
 		s.fenceUse = nil
 		u.Span.End = f.Span.End
 		u.RawInput = s.fenceContent(f)
-		if !f.Closed {
+		if !f.Closed() {
 			u.InputError = "the fence is not closed"
-			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeToolUseUnclosedFence, u.ID,
+			s.addDiag(diag(f.OpenerSpan(), SeverityError, CodeToolUseUnclosedFence, u.ID,
 				"Tool use fence is not closed (add a line of %s)", strings.Repeat("`", f.Ticks)))
 			return
 		}
@@ -300,8 +299,8 @@ func (s *bodyScanner) finishFence() {
 		r.Span.End = f.Span.End
 		r.Content = s.fenceContent(f)
 		s.finishResult(r, f)
-		if !f.Closed {
-			s.addDiag(diag(f.OpenerSpan, SeverityError, CodeResultUnclosedFence, r.ID,
+		if !f.Closed() {
+			s.addDiag(diag(f.OpenerSpan(), SeverityError, CodeResultUnclosedFence, r.ID,
 				"Tool result fence is not closed (add a line of %s)", strings.Repeat("`", f.Ticks)))
 		}
 		return
@@ -309,7 +308,7 @@ func (s *bodyScanner) finishFence() {
 	m := s.fenceMarker
 	s.fenceMarker = Span{}
 	switch {
-	case !f.Closed:
+	case !f.Closed():
 		s.unclosedFence(f) // says already that the rest is inside
 	case m != (Span{}):
 		s.addDiag(diag(m, SeverityWarning, CodeRoleMarkerInFence, "",
@@ -335,7 +334,7 @@ func (s *bodyScanner) preambleFence(line string, ticks, start, end int) {
 // warning says why later messages are gone.
 func (s *bodyScanner) unclosedFence(f *Fence) {
 	closer := strings.Repeat("`", f.Ticks)
-	s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeUnclosedFence, "",
+	s.addDiag(diag(f.OpenerSpan(), SeverityWarning, CodeUnclosedFence, "",
 		"Code fence is not closed (add a line of %s); the rest of the document is inside it", closer))
 }
 

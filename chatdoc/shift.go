@@ -91,8 +91,7 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 		for i, f := range oldFences {
 			fences[i] = *f
 			nf := &fences[i]
-			nf.Span, nf.OpenerSpan = nf.Span.Shift(delta), nf.OpenerSpan.Shift(delta)
-			nf.ContentSpan, nf.CloserSpan = nf.ContentSpan.Shift(delta), nf.CloserSpan.Shift(delta)
+			nf.Span, nf.ContentSpan = nf.Span.Shift(delta), nf.ContentSpan.Shift(delta)
 			m.Fences[i] = nf
 		}
 	}

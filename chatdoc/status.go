@@ -85,7 +85,7 @@ func parseFenceInfo(opener string, f *Fence) (resultStatus, Dialect) {
 	if !strings.HasPrefix(f.Info, "flemma:") {
 		return resultStatus{}, DialectNone
 	}
-	toks := tokens(opener[f.Ticks:], f.OpenerSpan.Start+f.Ticks)
+	toks := tokens(opener[f.Ticks:], f.OpenerSpan().Start+f.Ticks)
 	rs := resultStatus{present: true}
 	head := toks[0]
 	if head.text == "flemma:tool" {
@@ -109,13 +109,13 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	var info resultStatus
 	infoDialect := DialectNone
 	if f != nil {
-		info, infoDialect = parseFenceInfo(s.at(f.OpenerSpan), f)
+		info, infoDialect = parseFenceInfo(s.at(f.OpenerSpan()), f)
 	}
 	chosen, dialect := suffix, DialectSuffix
 	switch {
 	case suffix.present:
 		if info.present && info.word != "" && info.word != suffix.word {
-			s.addDiag(diag(f.OpenerSpan, SeverityWarning, CodeConflictingStatus, r.ID,
+			s.addDiag(diag(f.OpenerSpan(), SeverityWarning, CodeConflictingStatus, r.ID,
 				"The header says `%s` and the fence says `%s`; the header wins", suffix.word, info.word))
 		}
 	case info.present:

@@ -69,7 +69,7 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 func MessageComplete(doc *chatdoc.Document, index int) bool {
 	m := doc.Message(index)
 	for _, u := range m.ToolUses {
-		if !u.Valid() || u.Fence == nil || !u.Fence.Closed {
+		if !u.Valid() || u.Fence == nil || !u.Fence.Closed() {
 			return false
 		}
 	}

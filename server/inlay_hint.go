@@ -49,12 +49,12 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 			}
 		}
 		for _, r := range m.ToolResults {
-			if r.Fence == nil || !inRange(r.Fence.OpenerSpan.End) {
+			if r.Fence == nil || !inRange(r.Fence.OpenerSpan().End) {
 				continue
 			}
 			if !r.IsPlaceholder() {
 				if path := tools.FullOutputPath(r.Content); path != "" {
-					add(r.Fence.OpenerSpan.End, "truncated · full output: "+path, "")
+					add(r.Fence.OpenerSpan().End, "truncated · full output: "+path, "")
 				}
 				continue
 			}
@@ -79,7 +79,7 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 				}
 				s.mu.Unlock()
 			}
-			add(r.Fence.OpenerSpan.End, label, "chatls: "+string(r.Status))
+			add(r.Fence.OpenerSpan().End, label, "chatls: "+string(r.Status))
 		}
 	}
 	return hints, nil

@@ -209,7 +209,7 @@ func insideFenceContent(doc *chatdoc.Document, off int) bool {
 		return false
 	}
 	for _, f := range m.Fences {
-		if f != nil && f.ContentSpan.Start <= off && (off < f.ContentSpan.End || (!f.Closed && off <= f.ContentSpan.End)) {
+		if f != nil && f.ContentSpan.Start <= off && (off < f.ContentSpan.End || (!f.Closed() && off <= f.ContentSpan.End)) {
 			return true
 		}
 	}

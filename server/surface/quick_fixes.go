@@ -139,8 +139,8 @@ func closeFence(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	if f == nil {
 		return nil
 	}
-	text := spanWindow(doc, chatdoc.Span{Start: f.OpenerSpan.Start, End: f.Span.End})
-	opener := text.clamp(f.OpenerSpan)
+	text := spanWindow(doc, chatdoc.Span{Start: f.OpenerSpan().Start, End: f.Span.End})
+	opener := text.clamp(f.OpenerSpan())
 	limit := text.clamp(f.Span).End
 	for off := text.nextLineStart(opener.End); off < limit; off = text.nextLineStart(off) {
 		line := text.str(off, text.lineEnd(off))
@@ -175,7 +175,7 @@ func unclosedFrontmatter(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.F
 	if ticks < 3 {
 		return nil
 	}
-	return &chatdoc.Fence{OpenerSpan: opener, Span: chatdoc.Span{Start: 0, End: doc.Len()}, Ticks: ticks}
+	return chatdoc.OpenFence(opener, ticks, doc.Len())
 }
 
 // endFenceBeforeMarker ends the fence holding a role marker just above the
@@ -184,8 +184,8 @@ func unclosedFrontmatter(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.F
 func endFenceBeforeMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	var fence *chatdoc.Fence
 	for _, f := range allFences(doc) {
-		if f.OpenerSpan.End <= d.Span.Start && d.Span.Start < f.Span.End {
-			if fence == nil || f.OpenerSpan.Start > fence.OpenerSpan.Start {
+		if f.OpenerSpan().End <= d.Span.Start && d.Span.Start < f.Span.End {
+			if fence == nil || f.OpenerSpan().Start > fence.OpenerSpan().Start {
 				fence = f
 			}
 		}
@@ -193,9 +193,9 @@ func endFenceBeforeMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 	if fence == nil {
 		return nil
 	}
-	text := spanWindow(doc, chatdoc.Span{Start: fence.OpenerSpan.Start, End: d.Span.End})
+	text := spanWindow(doc, chatdoc.Span{Start: fence.OpenerSpan().Start, End: d.Span.End})
 	marker := text.lineStart(d.Span.Start)
-	insertAt := max(text.trimSpanRight(chatdoc.Span{Start: fence.OpenerSpan.End, End: marker}).End, fence.OpenerSpan.End)
+	insertAt := max(text.trimSpanRight(chatdoc.Span{Start: fence.OpenerSpan().End, End: marker}).End, fence.OpenerSpan().End)
 	return &Fix{
 		Title: "End the code fence before this role marker",
 		Edits: []chatdoc.TextEdit{{Span: chatdoc.Span{Start: insertAt, End: insertAt}, NewText: doc.Newline + strings.Repeat("`", max(fence.Ticks, 3))}},
@@ -207,11 +207,11 @@ func endFenceBeforeMarker(doc *chatdoc.Document, d chatdoc.Diagnostic) *Fix {
 func unclosedFenceAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.Fence {
 	var best *chatdoc.Fence
 	for _, f := range allFences(doc) {
-		if f.Closed {
+		if f.Closed() {
 			continue
 		}
-		if f.OpenerSpan.Start <= d.Span.Start && d.Span.Start <= f.Span.End {
-			if best == nil || f.OpenerSpan.Start > best.OpenerSpan.Start {
+		if f.OpenerSpan().Start <= d.Span.Start && d.Span.Start <= f.Span.End {
+			if best == nil || f.OpenerSpan().Start > best.OpenerSpan().Start {
 				best = f
 			}
 		}

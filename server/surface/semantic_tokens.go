@@ -103,9 +103,9 @@ func messageTokens(text *textWindow, m *chatdoc.Message, scratch *tokenScratch) 
 	}
 	for _, f := range m.Fences {
 		if f != nil {
-			add(f.OpenerSpan, tokenFence, 0)
-			if f.Closed {
-				add(f.CloserSpan, tokenFence, 0)
+			add(f.OpenerSpan(), tokenFence, 0)
+			if f.Closed() {
+				add(f.CloserSpan(), tokenFence, 0)
 			}
 		}
 	}

@@ -167,7 +167,7 @@ func inputSpan(doc *chatdoc.Document, use *chatdoc.ToolUse) chatdoc.Span {
 	text := spanWindow(doc, use.Fence.ContentSpan)
 	s := text.trimSpan(use.Fence.ContentSpan)
 	if s.Len() == 0 {
-		return use.Fence.OpenerSpan
+		return use.Fence.OpenerSpan()
 	}
 	return s
 }
