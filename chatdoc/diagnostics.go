@@ -52,8 +52,9 @@ type idFinding struct {
 // idIndex maps each ID to the list position of its first tool use and first
 // result. Built with the findings; snapshots whose ID sequences are equal
 // share it, so lookups by ID are O(1) without a per-keystroke rebuild.
+// (int32 positions: a map slot of 24 bytes instead of 32.)
 type idIndex struct {
-	uses, results map[string]int
+	uses, results map[string]int32
 }
 
 func findIDProblems(st *messageStore) ([]idFinding, idIndex) {
@@ -116,20 +117,20 @@ func both(parallel bool, f, g func()) {
 
 // firstIndexes maps each ID to the index of its first occurrence and lists
 // the indexes of the later ones, in order.
-func firstIndexes(ids []string) (first map[string]int, dups []int) {
-	first = make(map[string]int, len(ids))
+func firstIndexes(ids []string) (first map[string]int32, dups []int) {
+	first = make(map[string]int32, len(ids))
 	for i, id := range ids {
 		if _, dup := first[id]; dup {
 			dups = append(dups, i)
 		} else {
-			first[id] = i
+			first[id] = int32(i)
 		}
 	}
 	return first, dups
 }
 
 // missingFrom lists base+i for each ids[i] that known lacks.
-func missingFrom(known map[string]int, ids []string, base int) []int {
+func missingFrom(known map[string]int32, ids []string, base int) []int {
 	var out []int
 	for i, id := range ids {
 		if _, ok := known[id]; !ok {

@@ -450,7 +450,7 @@ func (d *Document) ToolResultAt(i int) *ToolResult { return d.store.toolResult(i
 // -1: what ToolResult(id) returns, without placing the node.
 func (d *Document) ToolResultIndex(id string) int {
 	if i, ok := d.ids.results[id]; ok {
-		return i
+		return int(i)
 	}
 	return -1
 }
@@ -458,7 +458,7 @@ func (d *Document) ToolResultIndex(id string) int {
 // ToolUseIndex is ToolResultIndex for tool uses.
 func (d *Document) ToolUseIndex(id string) int {
 	if i, ok := d.ids.uses[id]; ok {
-		return i
+		return int(i)
 	}
 	return -1
 }

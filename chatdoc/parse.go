@@ -103,7 +103,7 @@ func detectNewline(text string) string {
 // ToolUse returns the first tool use with that ID, or nil. O(1).
 func (d *Document) ToolUse(id string) *ToolUse {
 	if i, ok := d.ids.uses[id]; ok {
-		return d.store.toolUse(i)
+		return d.store.toolUse(int(i))
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (d *Document) ToolUse(id string) *ToolUse {
 // ToolResult returns the first tool result with that ID, or nil. O(1).
 func (d *Document) ToolResult(id string) *ToolResult {
 	if i, ok := d.ids.results[id]; ok {
-		return d.store.toolResult(i)
+		return d.store.toolResult(int(i))
 	}
 	return nil
 }
