@@ -455,6 +455,24 @@ func (d *Document) ToolResultIndex(id string) int {
 	return -1
 }
 
+// IDSet is a set of tool use IDs. Immutable.
+type IDSet struct{ ids map[string]int32 }
+
+// Has reports whether id is in the set.
+func (s IDSet) Has(id string) bool {
+	_, ok := s.ids[id]
+	return ok
+}
+
+// Len is the number of IDs in the set.
+func (s IDSet) Len() int { return len(s.ids) }
+
+// ToolUseIDs is the set of the document's tool use IDs. It is the
+// document's own ID index, not a copy: a session that keeps the IDs its
+// document had when opened (15,000 in a long conversation) keeps them for
+// nothing as long as the later snapshots have the same IDs.
+func (d *Document) ToolUseIDs() IDSet { return IDSet{d.ids.uses} }
+
 // ToolUseIndex is ToolResultIndex for tool uses.
 func (d *Document) ToolUseIndex(id string) int {
 	if i, ok := d.ids.uses[id]; ok {

@@ -38,7 +38,7 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			if !u.Valid() || doc.ToolResult(u.ID) != nil || dups[u.ID] {
 				continue
 			}
-			if !mode.Force && l.openIDs[u.ID] {
+			if !mode.Force && l.openIDs.Has(u.ID) {
 				continue // tool uses already in the file wait for chatls.advance
 			}
 			if m.Abort() != nil {

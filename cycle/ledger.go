@@ -15,9 +15,9 @@ import (
 // concurrent use: its owner guards it.
 type Ledger struct {
 	// openIDs are the tool uses present when the document was opened: they
-	// wait for chatls.advance (SPEC §2 "Categorize"). Filled by NewLedger
-	// and only read afterwards, so clones share it.
-	openIDs map[string]bool
+	// wait for chatls.advance (SPEC §2 "Categorize"). The opened snapshot's
+	// own index, immutable, so clones share it.
+	openIDs chatdoc.IDSet
 	// issued maps placeholders known as pending in this session to the
 	// InputHash of their tool use at that moment.
 	issued map[string]string
@@ -61,15 +61,12 @@ type Run struct {
 // input they have now (approving one of them is a committed user edit).
 func NewLedger(doc *chatdoc.Document) *Ledger {
 	l := &Ledger{
-		openIDs:      map[string]bool{},
+		openIDs:      doc.ToolUseIDs(),
 		issued:       map[string]string{},
 		userApproved: map[string]string{},
 		touched:      map[string]bool{},
 		revoked:      map[string]bool{},
 		runs:         map[string]*Run{},
-	}
-	for _, u := range doc.ToolUses() {
-		l.openIDs[u.ID] = true
 	}
 	for _, r := range doc.ToolResults() {
 		if r.Status == chatdoc.StatusPending {
@@ -188,7 +185,7 @@ func (l *Ledger) RunningIDs() []string {
 // its owner keeps taking edits.
 func (l *Ledger) Clone() *Ledger {
 	c := &Ledger{
-		openIDs:      l.openIDs, // never written after NewLedger: shared, not copied (15,000 IDs in a long conversation)
+		openIDs:      l.openIDs, // immutable: shared, not copied (15,000 IDs in a long conversation)
 		issued:       maps.Clone(l.issued),
 		userApproved: maps.Clone(l.userApproved),
 		touched:      maps.Clone(l.touched),

@@ -25,7 +25,7 @@ func (l *Ledger) Observe(old, next *chatdoc.Document, span chatdoc.Span, autopil
 				l.touched[u.ID] = true
 				wake = true
 			}
-			if autopilot && !l.openIDs[u.ID] && next.ToolResult(u.ID) == nil {
+			if autopilot && !l.openIDs.Has(u.ID) && next.ToolResult(u.ID) == nil {
 				wake = true
 			}
 		}
