@@ -287,6 +287,11 @@ func (d *Document) MessageCount() int { return d.store.count }
 // Message is the i-th message (0 <= i < MessageCount()).
 func (d *Document) Message(i int) *Message { return d.store.message(i) }
 
+// MessageSpan is Message(i).Span, without placing the message's chunk:
+// for a reader that looks past the messages it needs, such as the next
+// message's start after an edit near the top of a long document.
+func (d *Document) MessageSpan(i int) Span { return d.store.spanOf(i) }
+
 // MessageRange are messages [i, j).
 func (d *Document) MessageRange(i, j int) []*Message { return d.store.span(i, j, true) }
 

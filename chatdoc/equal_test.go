@@ -52,8 +52,8 @@ func docDiff(got, want *Document) string {
 		return fmt.Sprintf("MessageCount %d, want %d", got.MessageCount(), len(want.Messages()))
 	}
 	for i, m := range want.Messages() {
-		if !reflect.DeepEqual(got.Message(i), m) || got.MessageIndexAt(m.Span.Start) != i {
-			return fmt.Sprintf("message %d differs through Message or MessageIndexAt", i)
+		if got.MessageSpan(i) != m.Span || !reflect.DeepEqual(got.Message(i), m) || got.MessageIndexAt(m.Span.Start) != i {
+			return fmt.Sprintf("message %d differs through MessageSpan, Message or MessageIndexAt", i)
 		}
 	}
 	for i, u := range want.ToolUses() {

@@ -136,6 +136,14 @@ func (st *messageStore) chunkOf(i int) int {
 	return sort.Search(len(st.pos), func(k int) bool { return st.pos[k].msg > i }) - 1
 }
 
+// spanOf is message i's span in this snapshot, read as stored: no chunk is
+// placed (copied with its new offsets) for it.
+func (st *messageStore) spanOf(i int) Span {
+	k := st.chunkOf(i)
+	s, delta := st.chunks[k].msgs[i-st.pos[k].msg].Span, st.pos[k].delta
+	return Span{s.Start + delta, s.End + delta}
+}
+
 func (st *messageStore) message(i int) *Message {
 	k := st.chunkOf(i)
 	return st.chunkMessages(k)[i-st.pos[k].msg]

@@ -116,3 +116,34 @@ func withChunkSize(t *testing.T, n int) {
 	chunkSize = n
 	t.Cleanup(func() { chunkSize = saved })
 }
+
+// TestMessageSpanPlacesNoChunk: after an edit near the top, the spans of
+// later messages are read from the moved chunks as stored (what the cycle
+// reads past the edited messages on every keystroke), equal to the placed
+// messages' spans.
+func TestMessageSpanPlacesNoChunk(t *testing.T) {
+	withChunkSize(t, 4)
+	var b strings.Builder
+	for range 40 {
+		b.WriteString("@You:\nrun it\n\n@Assistant:\nsure\n\n")
+	}
+	next := Parse(b.String()).Replace(Span{7, 7}, "xy")
+	last := len(next.store.pos) - 1
+	if next.store.pos[last].delta != 2 {
+		t.Fatalf("the last chunk did not move by two bytes: %+v", next.store.pos[last])
+	}
+	spans := make([]Span, next.MessageCount())
+	for i := range spans {
+		spans[i] = next.MessageSpan(i)
+	}
+	for k := range next.store.live {
+		if next.store.live[k].Load() != nil {
+			t.Fatalf("MessageSpan placed chunk %d", k)
+		}
+	}
+	for i, m := range Parse(next.Text()).Messages() {
+		if spans[i] != m.Span || next.Message(i).Span != m.Span {
+			t.Fatalf("message %d: MessageSpan %+v, Message %+v, a full parse %+v", i, spans[i], next.Message(i).Span, m.Span)
+		}
+	}
+}

@@ -97,11 +97,11 @@ func ChangedSpan(old, next *chatdoc.Document, changes []chatdoc.Change, enc chat
 func MessagesIn(doc *chatdoc.Document, span chatdoc.Span) []*chatdoc.Message {
 	n := doc.MessageCount()
 	i := max(0, doc.MessageIndexAt(span.Start))
-	if i > 0 && doc.Message(i).Span.Start == span.Start {
+	if i > 0 && doc.MessageSpan(i).Start == span.Start {
 		i-- // the message before ends where span starts: it touches
 	}
 	j := i
-	for j < n && doc.Message(j).Span.Start <= span.End {
+	for j < n && doc.MessageSpan(j).Start <= span.End {
 		j++
 	}
 	return doc.MessageRange(i, j)
