@@ -30,14 +30,28 @@ const (
 func (s Status) IsPlaceholder() bool { return s != StatusDone && s != StatusError }
 
 // Dialect is how a placeholder was written (SPEC §1 "Placeholder dialects").
-type Dialect string
+// A byte, not a string: it sits in every tool result.
+type Dialect uint8
 
 const (
-	DialectNone   Dialect = ""       // finished result
-	DialectFence  Dialect = "fence"  // ```flemma:tool status=pending
-	DialectSuffix Dialect = "suffix" // **Tool Result:** `id` (pending)
-	DialectLegacy Dialect = "legacy" // ```flemma:pending
+	DialectNone   Dialect = iota // finished result
+	DialectFence                 // ```flemma:tool status=pending
+	DialectSuffix                // **Tool Result:** `id` (pending)
+	DialectLegacy                // ```flemma:pending
 )
+
+// String is the dialect's name: "fence", "suffix", "legacy" or "".
+func (d Dialect) String() string {
+	switch d {
+	case DialectFence:
+		return "fence"
+	case DialectSuffix:
+		return "suffix"
+	case DialectLegacy:
+		return "legacy"
+	}
+	return ""
+}
 
 // Severity mirrors LSP DiagnosticSeverity values without importing LSP types.
 type Severity int
@@ -127,10 +141,9 @@ func (u *ToolUse) Input() map[string]any {
 type ToolResult struct {
 	ID         string
 	Status     Status
-	Dialect    Dialect
-	Extra      []KV // extra key=value tokens other than status, in order
-	Span       Span // header line start .. end of fence (incl. newline)
-	HeaderSpan Span // header line without line ending
+	extra      *[]KV // extra key=value tokens other than status, in order (Extra); nil without
+	Span       Span  // header line start .. end of fence (incl. newline)
+	HeaderSpan Span  // header line without line ending
 	IDSpan     Span
 	// StatusSpan is the byte range of the status word itself (e.g. "pending"
 	// in "status=pending", "(pending)", or "flemma:pending"); zero for results
@@ -139,6 +152,15 @@ type ToolResult struct {
 	Fence      *Fence // nil if the header has no fence
 	Content    string // fence content verbatim (without the final line ending before the closer)
 	Message    int
+	Dialect    Dialect // last: with the pointer to the extra tokens, 144 bytes a result instead of 176
+}
+
+// Extra are the placeholder's key=value tokens other than status, in order.
+func (r *ToolResult) Extra() []KV {
+	if r.extra == nil {
+		return nil
+	}
+	return *r.extra
 }
 
 // IsPlaceholder reports whether the result still awaits the cycle.

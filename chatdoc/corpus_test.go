@@ -114,8 +114,8 @@ func TestCorpusExpectations(t *testing.T) {
 		if ls.Status != StatusApproved || ls.Dialect != DialectSuffix || sh.Status != StatusPending || sh.Dialect != DialectSuffix {
 			t.Fatalf("ls %+v sh %+v", ls, sh)
 		}
-		if !slices.Equal(sh.Extra, []KV{{"sandbox", "false"}}) {
-			t.Fatalf("extra %v", sh.Extra)
+		if !slices.Equal(sh.Extra(), []KV{{"sandbox", "false"}}) {
+			t.Fatalf("extra %v", sh.Extra())
 		}
 	})
 	t.Run("04 legacy pending", func(t *testing.T) {

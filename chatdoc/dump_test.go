@@ -60,8 +60,8 @@ func dump(d *Document) string {
 			if r.StatusSpan != (Span{}) {
 				fmt.Fprintf(&b, " statusSpan %s=%q", rng(r.StatusSpan), d.Text()[r.StatusSpan.Start:r.StatusSpan.End])
 			}
-			if len(r.Extra) > 0 {
-				fmt.Fprintf(&b, " extra %v", r.Extra)
+			if len(r.Extra()) > 0 {
+				fmt.Fprintf(&b, " extra %v", r.Extra())
 			}
 			fmt.Fprintf(&b, " fence=%v content %q\n", r.Fence != nil, r.Content)
 		}

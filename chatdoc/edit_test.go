@@ -67,7 +67,7 @@ func TestInsertPlaceholders(t *testing.T) {
 		edits, err := InsertPlaceholders(unanswered, r, DialectSuffix)
 		d := applyAndDiff(t, unanswered, edits, err, "insert-suffix")
 		assertResults(t, d, "call_r1", StatusPending, "call_b2", StatusPending)
-		if got := d.ToolResult("call_b2"); got.Dialect != DialectSuffix || len(got.Extra) != 1 {
+		if got := d.ToolResult("call_b2"); got.Dialect != DialectSuffix || len(got.Extra()) != 1 {
 			t.Fatalf("%+v", got)
 		}
 	})
@@ -193,7 +193,7 @@ func TestSetStatus(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 		d := Parse(ApplyEdits(d0.Text(), mustEdits(t)(SetStatus(d0, "a", StatusApproved))))
-		if r := d.ToolResult("a"); r.Status != StatusApproved || r.Extra[0] != (KV{"sandbox", "false"}) {
+		if r := d.ToolResult("a"); r.Status != StatusApproved || r.Extra()[0] != (KV{"sandbox", "false"}) {
 			t.Fatalf("%+v", r)
 		}
 	})

@@ -136,7 +136,7 @@ func storedWalkDiff(got, want *Document) string {
 			for _, res := range m.ToolResults {
 				w := results[r]
 				if res.ID != w.ID || res.Status != w.Status || res.Dialect != w.Dialect || res.Content != w.Content ||
-					!reflect.DeepEqual(res.Extra, w.Extra) || got.ToolResultIndex(res.ID) != want.ToolResultIndex(w.ID) {
+					!reflect.DeepEqual(res.Extra(), w.Extra()) || got.ToolResultIndex(res.ID) != want.ToolResultIndex(w.ID) {
 					diff = fmt.Sprintf("stored tool result %d (%s) differs from the placed one", r, res.ID)
 				}
 				r++

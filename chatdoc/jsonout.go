@@ -100,7 +100,7 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 				jr.Status = &st
 			}
 			if res.Dialect != DialectNone {
-				dl := string(res.Dialect)
+				dl := res.Dialect.String()
 				jr.Dialect = &dl
 			}
 			jm.ToolResults = append(jm.ToolResults, jr)

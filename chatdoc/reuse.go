@@ -49,8 +49,8 @@ func sameToolUse(a, b *ToolUse) bool {
 }
 
 func sameToolResult(a, b *ToolResult) bool {
-	return a.ID == b.ID && a.Status == b.Status && a.Dialect == b.Dialect && slices.Equal(a.Extra, b.Extra) &&
-		(a.Extra == nil) == (b.Extra == nil) && a.Span == b.Span && a.HeaderSpan == b.HeaderSpan &&
+	return a.ID == b.ID && a.Status == b.Status && a.Dialect == b.Dialect && slices.Equal(a.Extra(), b.Extra()) &&
+		(a.extra == nil) == (b.extra == nil) && a.Span == b.Span && a.HeaderSpan == b.HeaderSpan &&
 		a.IDSpan == b.IDSpan && a.StatusSpan == b.StatusSpan && a.Fence == b.Fence && a.Content == b.Content &&
 		a.Message == b.Message
 }

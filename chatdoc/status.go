@@ -123,7 +123,9 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	default:
 		return // a finished result
 	}
-	r.Extra = chosen.extra
+	if extra := chosen.extra; extra != nil {
+		r.extra = &extra // allocated only for the few results with extra tokens
+	}
 	r.StatusSpan = chosen.span
 	st, ok := ParseStatus(chosen.word)
 	if !ok {

@@ -117,7 +117,7 @@ func TestQuickFixInsertPlaceholders(t *testing.T) {
 	after := chatdoc.Parse(applyEdits(t, doc.Text(), fixes[0].Edits))
 	var got []string
 	for _, r := range after.ToolResults() {
-		got = append(got, r.ID+" "+string(r.Status)+" "+string(r.Dialect))
+		got = append(got, r.ID+" "+string(r.Status)+" "+r.Dialect.String())
 	}
 	want := []string{"call_r1 pending fence", "call_b2 pending fence", "call_w3 pending fence"}
 	if diff := cmp.Diff(want, got); diff != "" {
