@@ -131,10 +131,6 @@ type jsonDecoder struct {
 	unquoteCap int
 }
 
-// trimSpareMin is how much room an unquoted string's array may have beyond
-// the string before it is copied to one of its size.
-const trimSpareMin = 64 << 10
-
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
@@ -371,11 +367,6 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 		switch {
 		case c == '"':
 			d.i = i + 1
-			if spare := cap(b) - len(b); spare > trimSpareMin && spare > len(b)/64 {
-				// The string keeps its whole array alive: a 10 MB
-				// document's escapes would hold ~0.5 MB for its lifetime.
-				b = append(make([]byte, 0, len(b)), b...)
-			}
 			return unsafe.String(unsafe.SliceData(b), len(b)), true // b is ours and never written again
 		case c < 0x20:
 			return "", false
