@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var validSeeds = []string{
@@ -61,6 +63,39 @@ func checkUnquoteAgrees(t *testing.T, token string) {
 	got, ok := Unquote(token)
 	if ok != (wantErr == nil) || ok && got != want {
 		t.Fatalf("%q: Unquote %q (%v), encoding/json %q (%v)", token, got, ok, want, wantErr)
+	}
+	if ok && utf8.ValidString(token) && len(got) > unquotedBound(token) {
+		t.Fatalf("%q: decodes to %d bytes, more than its bound %d", token, len(got), unquotedBound(token))
+	}
+}
+
+// A long text with many escapes decodes into a string that does not keep
+// the escaped length alive: the editor's whole document arrives this way
+// and lives as long as the session.
+func TestUnquotedLongTextHoldsItsOwnLength(t *testing.T) {
+	token := `"` + strings.Repeat(`line\n`, 200_000) + `"` // 1.2 MB escaped, 1.0 MB decoded
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, ok := Unquote(token)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if !ok || len(s) != 1_000_000 || s[:5] != "line\n" {
+		t.Fatalf("Unquote: %v, %d bytes", ok, len(s))
+	}
+	if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > 1_050_000 {
+		t.Fatalf("the decoded 1,000,000 bytes hold %d bytes of heap", held)
+	}
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(token)
+}
+
+// The bound is at least the decoded length, escaped backslashes, \u
+// escapes and surrogate pairs included, in long tokens as in short.
+func TestUnquotedBoundHoldsForEscapes(t *testing.T) {
+	for _, s := range []string{``, `plain`, `a\nb\tc\"d\\e\/f\bg\fh\ri`, `\\\\n\\n\n`, `\u00e9\u4e2d\ud83d\ude00`, `\ud800x`,
+		`\ud800\u0041`, `\udc00\ud800`, "é中😀", strings.Repeat(`\\x\u00e9\n\ud83d\ude00`, boundCapFrom/20)} {
+		checkUnquoteAgrees(t, `"`+s+`"`)
 	}
 }
 
