@@ -115,13 +115,32 @@ type ToolUse struct {
 	ID, Name   string
 	Span       Span // header line start .. end of fence (incl. newline)
 	HeaderSpan Span // the header line without its line ending
-	NameSpan   Span // NAME inside the backticks
-	IDSpan     Span // ID inside the backticks
 	Fence      *Fence
 	RawInput   string // fence content, verbatim
 	InputError string // non-empty when the input did not parse
 	Message    int    // index into Document.Messages()
+	// NAME and ID in the header line, from its start (NameSpan, IDSpan):
+	// 128 bytes a use instead of 144, and nothing to move in a shift.
+	name, id inLine
 }
+
+// inLine is a piece of a line: its offset from the line's start and length.
+type inLine struct{ at, len int32 }
+
+func inLineOf(s Span, lineStart int) inLine {
+	return inLine{int32(s.Start - lineStart), int32(s.Len())}
+}
+
+func (p inLine) span(lineStart int) Span {
+	start := lineStart + int(p.at)
+	return Span{start, start + int(p.len)}
+}
+
+// NameSpan is NAME inside the backticks.
+func (u *ToolUse) NameSpan() Span { return u.name.span(u.HeaderSpan.Start) }
+
+// IDSpan is ID inside the backticks.
+func (u *ToolUse) IDSpan() Span { return u.id.span(u.HeaderSpan.Start) }
 
 // Valid reports whether the call parsed completely (closed fence, JSON object).
 func (u *ToolUse) Valid() bool { return u.InputError == "" && u.Fence != nil }
@@ -141,18 +160,32 @@ func (u *ToolUse) Input() map[string]any {
 type ToolResult struct {
 	ID         string
 	Status     Status
-	extra      *[]KV // extra key=value tokens other than status, in order (Extra); nil without
-	Span       Span  // header line start .. end of fence (incl. newline)
-	HeaderSpan Span  // header line without line ending
-	IDSpan     Span
-	// StatusSpan is the byte range of the status word itself (e.g. "pending"
-	// in "status=pending", "(pending)", or "flemma:pending"); zero for results
-	// without one. Setting a status rewrites exactly this span.
-	StatusSpan Span
+	extra      *[]KV  // extra key=value tokens other than status, in order (Extra); nil without
+	Span       Span   // header line start .. end of fence (incl. newline)
+	HeaderSpan Span   // header line without line ending
 	Fence      *Fence // nil if the header has no fence
 	Content    string // fence content verbatim (without the final line ending before the closer)
 	Message    int
-	Dialect    Dialect // last: with the pointer to the extra tokens, 144 bytes a result instead of 176
+	// ID in the header line and the status word from the header line's
+	// start (IDSpan, StatusSpan; zero: none, as a status word is never at
+	// the start of the header line), the dialect last,
+	// and the extra tokens behind a pointer: 128 bytes a result instead of
+	// 176.
+	id, status inLine
+	Dialect    Dialect
+}
+
+// IDSpan is ID inside the backticks.
+func (r *ToolResult) IDSpan() Span { return r.id.span(r.HeaderSpan.Start) }
+
+// StatusSpan is the byte range of the status word itself (e.g. "pending"
+// in "status=pending", "(pending)", or "flemma:pending"); zero for results
+// without one. Setting a status rewrites exactly this span.
+func (r *ToolResult) StatusSpan() Span {
+	if r.status == (inLine{}) {
+		return Span{}
+	}
+	return r.status.span(r.HeaderSpan.Start)
 }
 
 // Extra are the placeholder's key=value tokens other than status, in order.

@@ -153,15 +153,15 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 		}
 		if !f.result {
 			u := d.store.toolUse(f.index)
-			out = append(out, diag(u.IDSpan, SeverityError, f.code, u.ID,
+			out = append(out, diag(u.IDSpan(), SeverityError, f.code, u.ID,
 				"Duplicate tool use ID `%s`: an earlier tool use has it already", u.ID))
 			continue
 		}
 		r := d.store.toolResult(f.index)
 		if f.code == CodeOrphanResult {
-			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
+			out = append(out, diag(r.IDSpan(), SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
 		} else {
-			out = append(out, diag(r.IDSpan, SeverityWarning, f.code, r.ID,
+			out = append(out, diag(r.IDSpan(), SeverityWarning, f.code, r.ID,
 				"Second result for `%s`; only the first one counts", r.ID))
 		}
 	}

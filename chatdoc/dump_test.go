@@ -47,7 +47,7 @@ func dump(d *Document) string {
 			fmt.Fprintf(&b, "  fileref %s %q\n", rng(f.Span), f.Path)
 		}
 		for _, u := range m.ToolUses {
-			fmt.Fprintf(&b, "  tool use %s name %q %s id %q %s", rng(u.Span), u.Name, rng(u.NameSpan), u.ID, rng(u.IDSpan))
+			fmt.Fprintf(&b, "  tool use %s name %q %s id %q %s", rng(u.Span), u.Name, rng(u.NameSpan()), u.ID, rng(u.IDSpan()))
 			if u.Valid() {
 				in, _ := json.Marshal(u.Input())
 				fmt.Fprintf(&b, " input %s\n", in)
@@ -57,8 +57,8 @@ func dump(d *Document) string {
 		}
 		for _, r := range m.ToolResults {
 			fmt.Fprintf(&b, "  tool result %s id %q status=%q dialect=%q", rng(r.Span), r.ID, r.Status, r.Dialect)
-			if r.StatusSpan != (Span{}) {
-				fmt.Fprintf(&b, " statusSpan %s=%q", rng(r.StatusSpan), d.Text()[r.StatusSpan.Start:r.StatusSpan.End])
+			if r.StatusSpan() != (Span{}) {
+				fmt.Fprintf(&b, " statusSpan %s=%q", rng(r.StatusSpan()), d.Text()[r.StatusSpan().Start:r.StatusSpan().End])
 			}
 			if len(r.Extra()) > 0 {
 				fmt.Fprintf(&b, " extra %v", r.Extra())

@@ -217,11 +217,11 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		// Also an `(error)` result: its word is a status, but rewriting it
 		// would turn a finished result back into a placeholder.
 		return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
-	case r.StatusSpan != (Span{}):
-		if d.Slice(r.StatusSpan.Start, r.StatusSpan.End) == string(st) {
+	case r.StatusSpan() != (Span{}):
+		if d.Slice(r.StatusSpan().Start, r.StatusSpan().End) == string(st) {
 			return nil, nil
 		}
-		return []TextEdit{{Span: r.StatusSpan, NewText: string(st)}}, nil
+		return []TextEdit{{Span: r.StatusSpan(), NewText: string(st)}}, nil
 	case r.Dialect == DialectFence && r.Fence != nil:
 		opener := d.Slice(r.Fence.OpenerSpan().Start, r.Fence.OpenerSpan().End)
 		if i := emptyStatusToken(opener); i >= 0 {

@@ -175,7 +175,7 @@ func TestSetStatus(t *testing.T) {
 		t.Run(tt.doc+"-"+tt.id, func(t *testing.T) {
 			d0 := parseCorpus(t, tt.doc)
 			edits, err := SetStatus(d0, tt.id, tt.status)
-			if len(edits) != 1 || edits[0].Span != d0.ToolResult(tt.id).StatusSpan {
+			if len(edits) != 1 || edits[0].Span != d0.ToolResult(tt.id).StatusSpan() {
 				t.Fatalf("edits %v: not just the status word", edits)
 			}
 			d := applyAndDiff(t, d0, edits, err, "status-"+tt.doc+"-"+tt.id)

@@ -85,15 +85,15 @@ func checkInvariants(t *testing.T, d *Document) {
 		}
 		for _, u := range m.ToolUses {
 			ok(u.Span, "tool use")
-			ok(u.IDSpan, "tool use id")
-			if u.Message != i || d.Text()[u.IDSpan.Start:u.IDSpan.End] != u.ID {
-				t.Fatalf("tool use %q: message %d id span %v", u.ID, u.Message, u.IDSpan)
+			ok(u.IDSpan(), "tool use id")
+			if u.Message != i || d.Text()[u.IDSpan().Start:u.IDSpan().End] != u.ID {
+				t.Fatalf("tool use %q: message %d id span %v", u.ID, u.Message, u.IDSpan())
 			}
 		}
 		for _, r := range m.ToolResults {
 			ok(r.Span, "tool result")
-			ok(r.StatusSpan, "status")
-			if r.Message != i || d.Text()[r.IDSpan.Start:r.IDSpan.End] != r.ID {
+			ok(r.StatusSpan(), "status")
+			if r.Message != i || d.Text()[r.IDSpan().Start:r.IDSpan().End] != r.ID {
 				t.Fatalf("tool result %q: message %d", r.ID, r.Message)
 			}
 		}

@@ -44,13 +44,13 @@ func reuseNodes(old, fresh *Message) {
 // sameToolUse: equal fields (Input is decoded from RawInput).
 func sameToolUse(a, b *ToolUse) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Span == b.Span && a.HeaderSpan == b.HeaderSpan &&
-		a.NameSpan == b.NameSpan && a.IDSpan == b.IDSpan && a.Fence == b.Fence && a.RawInput == b.RawInput &&
+		a.name == b.name && a.id == b.id && a.Fence == b.Fence && a.RawInput == b.RawInput &&
 		a.InputError == b.InputError && a.Message == b.Message
 }
 
 func sameToolResult(a, b *ToolResult) bool {
 	return a.ID == b.ID && a.Status == b.Status && a.Dialect == b.Dialect && slices.Equal(a.Extra(), b.Extra()) &&
 		(a.extra == nil) == (b.extra == nil) && a.Span == b.Span && a.HeaderSpan == b.HeaderSpan &&
-		a.IDSpan == b.IDSpan && a.StatusSpan == b.StatusSpan && a.Fence == b.Fence && a.Content == b.Content &&
+		a.id == b.id && a.status == b.status && a.Fence == b.Fence && a.Content == b.Content &&
 		a.Message == b.Message
 }

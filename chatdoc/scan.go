@@ -362,7 +362,7 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		u := &ToolUse{
 			ID: line[idAt : idAt+idLen], Name: line[nameAt : nameAt+nameLen],
 			Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
-			NameSpan: Span{start + nameAt, start + nameAt + nameLen}, IDSpan: Span{start + idAt, start + idAt + idLen},
+			name: inLine{int32(nameAt), int32(nameLen)}, id: inLine{int32(idAt), int32(idLen)},
 			Message: s.messageIndex(),
 		}
 		s.cur.ToolUses = append(s.cur.ToolUses, u)
@@ -375,7 +375,7 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		}
 		r := &ToolResult{
 			ID: line[idAt : idAt+idLen], Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
-			IDSpan: Span{start + idAt, start + idAt + idLen}, Message: s.messageIndex(),
+			id: inLine{int32(idAt), int32(idLen)}, Message: s.messageIndex(),
 		}
 		s.resultInfo = parseSuffix(line, start, sufAt, sufLen)
 		s.cur.ToolResults = append(s.cur.ToolResults, r)

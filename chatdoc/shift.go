@@ -123,7 +123,6 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 			uses[i] = *u
 			nu := &uses[i]
 			nu.Span, nu.HeaderSpan = nu.Span.Shift(delta), nu.HeaderSpan.Shift(delta)
-			nu.NameSpan, nu.IDSpan = nu.NameSpan.Shift(delta), nu.IDSpan.Shift(delta)
 			nu.Fence = lookup(u.Fence)
 			nu.Message += dIndex
 			ptrs[i] = nu
@@ -137,7 +136,6 @@ func (sl *slabs) shiftMessage(m *Message, delta, dIndex int) {
 			results[i] = *r
 			nr := &results[i]
 			nr.Span, nr.HeaderSpan = nr.Span.Shift(delta), nr.HeaderSpan.Shift(delta)
-			nr.IDSpan, nr.StatusSpan = nr.IDSpan.Shift(delta), nr.StatusSpan.Shift(delta)
 			nr.Fence = lookup(r.Fence)
 			nr.Message += dIndex
 			ptrs[i] = nr

@@ -126,7 +126,9 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	if extra := chosen.extra; extra != nil {
 		r.extra = &extra // allocated only for the few results with extra tokens
 	}
-	r.StatusSpan = chosen.span
+	if chosen.span != (Span{}) {
+		r.status = inLineOf(chosen.span, r.HeaderSpan.Start)
+	}
 	st, ok := ParseStatus(chosen.word)
 	if !ok {
 		st = StatusPending

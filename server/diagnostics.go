@@ -87,7 +87,7 @@ func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chat
 			if nameAt == nil {
 				nameAt = map[chatdoc.Span]string{}
 				for _, u := range doc.ToolUses() {
-					nameAt[u.NameSpan] = u.Name
+					nameAt[u.NameSpan()] = u.Name
 				}
 			}
 			if name, ok := nameAt[d.Span]; ok && s.toolSet.MayProvide(name) {

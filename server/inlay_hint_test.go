@@ -164,7 +164,7 @@ func TestWaitingForToolDefinitionsOnlyWhereNeeded(t *testing.T) {
 func BenchmarkHover10MB(b *testing.B) {
 	s, snap := openBig(b)
 	last := snap.doc.ToolUses()[len(snap.doc.ToolUses())-1]
-	pos := snap.doc.Lines.Position(last.NameSpan.Start, chatdoc.UTF16)
+	pos := snap.doc.Lines.Position(last.NameSpan().Start, chatdoc.UTF16)
 	raw := json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, snap.uri, pos.Line, pos.Character))
 	if h, err := s.handlers["textDocument/hover"](s, context.Background(), &raw, snap); err != nil || h == nil {
 		b.Fatalf("no hover: %v", err)

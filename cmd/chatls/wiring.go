@@ -70,7 +70,7 @@ func (c *checkToolSet) diagnostics(doc *chatdoc.Document) []chatdoc.Diagnostic {
 		if d.Code != surface.CodeUnknownTool {
 			continue
 		}
-		i := slices.IndexFunc(doc.ToolUses(), func(u *chatdoc.ToolUse) bool { return u != nil && u.NameSpan == d.Span })
+		i := slices.IndexFunc(doc.ToolUses(), func(u *chatdoc.ToolUse) bool { return u != nil && u.NameSpan() == d.Span })
 		if i < 0 {
 			continue
 		}

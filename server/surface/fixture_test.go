@@ -466,10 +466,10 @@ func (e *editor) hovers() string {
 	var b strings.Builder
 	var at []chatdoc.Span
 	for _, u := range e.doc.ToolUses() {
-		at = append(at, u.NameSpan)
+		at = append(at, u.NameSpan())
 	}
 	for _, r := range e.doc.ToolResults() {
-		at = append(at, r.IDSpan)
+		at = append(at, r.IDSpan())
 	}
 	for _, s := range at {
 		var h *struct {

@@ -107,7 +107,7 @@ func renameUnknownTool(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo
 	}
 	return &Fix{
 		Title:     fmt.Sprintf("Change tool to `%s`", suggestion),
-		Edits:     []chatdoc.TextEdit{{Span: use.NameSpan, NewText: suggestion}},
+		Edits:     []chatdoc.TextEdit{{Span: use.NameSpan(), NewText: suggestion}},
 		Preferred: true,
 	}
 }
@@ -116,7 +116,7 @@ func renameUnknownTool(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo
 // span first (IDs may be duplicated), then by ID.
 func toolUseAt(doc *chatdoc.Document, d chatdoc.Diagnostic) *chatdoc.ToolUse {
 	for _, use := range doc.ToolUses() {
-		if use != nil && (use.NameSpan == d.Span || (use.Span.Start <= d.Span.Start && d.Span.End <= use.Span.End && d.Span.Start < use.HeaderSpan.End)) {
+		if use != nil && (use.NameSpan() == d.Span || (use.Span.Start <= d.Span.Start && d.Span.End <= use.Span.End && d.Span.Start < use.HeaderSpan.End)) {
 			return use
 		}
 	}

@@ -125,8 +125,8 @@ func messageTokens(text *textWindow, m *chatdoc.Message, scratch *tokenScratch) 
 	for _, use := range m.ToolUses {
 		if use != nil {
 			add(headerLabel(text, use.HeaderSpan, "**Tool Use:**"), tokenToolHeader, 0)
-			add(use.NameSpan, tokenToolName, 0)
-			add(use.IDSpan, tokenToolID, modDeclaration)
+			add(use.NameSpan(), tokenToolName, 0)
+			add(use.IDSpan(), tokenToolID, modDeclaration)
 		}
 	}
 	for _, res := range m.ToolResults {
@@ -134,12 +134,12 @@ func messageTokens(text *textWindow, m *chatdoc.Message, scratch *tokenScratch) 
 			continue
 		}
 		add(headerLabel(text, res.HeaderSpan, "**Tool Result:**"), tokenToolHeader, 0)
-		add(res.IDSpan, tokenToolID, 0)
+		add(res.IDSpan(), tokenToolID, 0)
 		var mods uint32
 		if res.Dialect == chatdoc.DialectLegacy {
 			mods = modDeprecated
 		}
-		add(res.StatusSpan, tokenStatus, mods)
+		add(res.StatusSpan(), tokenStatus, mods)
 	}
 	// Tool blocks' fences are in m.Fences already (chatdoc files every fence
 	// of a message there); normalizeTokens drops any repeat.

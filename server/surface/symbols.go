@@ -47,14 +47,14 @@ func DocumentSymbols(doc *chatdoc.Document, enc chatdoc.Encoding, statusOf func(
 				status = documentStatus(use, doc.ToolResult(use.ID)) // the first result counts
 			}
 			sym.Children = append(sym.Children, symbol(cur, enc, displayText(use.Name), displayText(status+" · "+use.ID),
-				protocol.SymbolKindFunction, text.trimSpanRight(use.Span), use.NameSpan))
+				protocol.SymbolKindFunction, text.trimSpanRight(use.Span), use.NameSpan()))
 		}
 		for _, res := range m.ToolResults {
 			if res == nil {
 				continue
 			}
 			sym.Children = append(sym.Children, symbol(cur, enc, displayText("result "+res.ID), resultStatus(res),
-				protocol.SymbolKindEvent, text.trimSpanRight(res.Span), res.IDSpan))
+				protocol.SymbolKindEvent, text.trimSpanRight(res.Span), res.IDSpan()))
 		}
 		symbols = append(symbols, sym)
 	}

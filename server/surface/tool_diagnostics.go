@@ -150,7 +150,7 @@ func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diag
 		msg += fmt.Sprintf(": no MCP server `%s` provides it", server)
 	}
 	return chatdoc.Diagnostic{
-		Span:     use.NameSpan,
+		Span:     use.NameSpan(),
 		Severity: chatdoc.SeverityWarning,
 		Code:     CodeUnknownTool,
 		Message:  msg,
