@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -147,4 +148,23 @@ func FuzzStreamResync(f *testing.F) {
 			t.Fatalf("after %q the sentinels were not the last messages: %+v", garbage, got)
 		}
 	})
+}
+
+// A frame that declares far more than arrives costs memory in proportion to
+// what arrived (at most four times it), not to what it declared: a client
+// cannot make the server allocate a gigabyte with one header line.
+func TestDeclaredLengthDoesNotAllocateAhead(t *testing.T) {
+	arrived := strings.Repeat("x", 300<<10)
+	input := []byte("Content-Length: 1073741824\r\n\r\n" + arrived)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := newStream(rw{Reader: bytes.NewReader(input), out: &bytes.Buffer{}}, nil)
+	var m message
+	if err := s.ReadObject(&m); err == nil {
+		t.Fatal("a truncated frame decoded")
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8*uint64(len(arrived)) {
+		t.Fatalf("%d bytes arrived of a declared 1 GB; the stream allocated %d", len(arrived), grew)
+	}
 }
