@@ -29,6 +29,7 @@ type bodyScanner struct {
 	thinking    *Thinking
 	pre         []Diagnostic // findings before the first marker
 	fenceMarker Span         // the first role-marker line inside the open plain fence
+	batch       *nodeBatch   // where a ParseOnce takes its nodes from; nil: one allocation each
 }
 
 func newBodyScanner(text string, firstIndex int) *bodyScanner {
@@ -199,7 +200,8 @@ func endsToolUseFence(line string) bool {
 
 func (s *bodyScanner) startMessage(role, inline string, start, end int) {
 	s.endMessage(start)
-	s.cur = &Message{Role: role, Span: Span{start, s.docLen}, MarkerSpan: Span{start, end}}
+	s.cur = s.newMessage()
+	*s.cur = Message{Role: role, Span: Span{start, s.docLen}, MarkerSpan: Span{start, end}}
 	if inline != "" {
 		s.addDiag(diag(Span{start, end}, SeverityWarning, CodeInlineRoleMarker, "",
 			"Role marker `@%s:` must be alone on its line (pre-0.6 form); move the text to the next line", role))
@@ -244,11 +246,12 @@ func (s *bodyScanner) role() string {
 }
 
 func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
-	f := &Fence{Span: Span{start, s.docLen}, Info: info, Ticks: ticks,
+	f := s.newFence()
+	*f = Fence{Span: Span{start, s.docLen}, Info: info, Ticks: ticks,
 		ContentSpan: Span{next, s.docLen}, openerLen: int32(end - start)}
 	s.fence = f
 	if s.cur != nil {
-		s.cur.Fences = append(s.cur.Fences, f)
+		s.addFence(f)
 	}
 	switch {
 	case s.waitUse != nil:
@@ -359,13 +362,14 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		if !ok {
 			return
 		}
-		u := &ToolUse{
+		u := s.newToolUse()
+		*u = ToolUse{
 			ID: line[idAt : idAt+idLen], Name: line[nameAt : nameAt+nameLen],
 			Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			name: inLine{int32(nameAt), int32(nameLen)}, id: inLine{int32(idAt), int32(idLen)},
 			Message: s.messageIndex(),
 		}
-		s.cur.ToolUses = append(s.cur.ToolUses, u)
+		s.addUse(u)
 		s.waitUse = u
 	case "You":
 		idAt, idLen, sufAt, sufLen, ok := toolResultHeader(line)
@@ -373,12 +377,13 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 			s.fileRefs(line, start)
 			return
 		}
-		r := &ToolResult{
+		r := s.newToolResult()
+		*r = ToolResult{
 			ID: line[idAt : idAt+idLen], Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			id: inLine{int32(idAt), int32(idLen)}, Message: s.messageIndex(),
 		}
 		s.resultInfo = parseSuffix(line, start, sufAt, sufLen)
-		s.cur.ToolResults = append(s.cur.ToolResults, r)
+		s.addResult(r)
 		s.waitResult = r
 	}
 }

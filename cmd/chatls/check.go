@@ -43,7 +43,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			exit = 2
 			continue
 		}
-		doc := chatdoc.Parse(bytesAsString(text))
+		doc := chatdoc.ParseOnce(bytesAsString(text))
 		for _, d := range documentDiagnostics(doc, name) {
 			pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
 			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)

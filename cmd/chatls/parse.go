@@ -29,7 +29,7 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chatls parse: %v\n", err)
 		return 2
 	}
-	doc := chatdoc.Parse(string(text))
+	doc := chatdoc.ParseOnce(string(text))
 	out, err := chatdoc.ParseJSON(doc, documentDiagnostics(doc, name))
 	if err != nil {
 		fmt.Fprintf(stderr, "chatls parse: %v\n", err)
