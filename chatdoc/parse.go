@@ -52,9 +52,7 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 		split = markerNear(text, bodyStart+(len(text)-bodyStart)/2)
 	}
 	s := newBodyScanner(text, 0)
-	if batched {
-		s.batch = &nodeBatch{}
-	}
+	s.batch.on = batched
 	if split < 0 {
 		msgs, _ := s.scan(bodyStart, nil)
 		return msgs, s.pre
@@ -64,9 +62,7 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 	go func() {
 		defer close(done)
 		s2 := newBodyScanner(text, 0)
-		if batched {
-			s2.batch = &nodeBatch{}
-		}
+		s2.batch.on = batched
 		second, _ = s2.scan(split, nil)
 	}()
 	first, end := s.scan(bodyStart, func(p int) bool { return p == split })

@@ -29,7 +29,7 @@ type bodyScanner struct {
 	thinking    *Thinking
 	pre         []Diagnostic // findings before the first marker
 	fenceMarker Span         // the first role-marker line inside the open plain fence
-	batch       *nodeBatch   // where a ParseOnce takes its nodes from; nil: one allocation each
+	batch       nodeBatch    // where a ParseOnce takes its nodes from
 }
 
 func newBodyScanner(text string, firstIndex int) *bodyScanner {
@@ -200,7 +200,7 @@ func endsToolUseFence(line string) bool {
 
 func (s *bodyScanner) startMessage(role, inline string, start, end int) {
 	s.endMessage(start)
-	s.cur = s.newMessage()
+	s.cur = newNode(&s.batch, &s.batch.msgs)
 	*s.cur = Message{Role: role, Span: Span{start, s.docLen}, MarkerSpan: Span{start, end}}
 	if inline != "" {
 		s.addDiag(diag(Span{start, end}, SeverityWarning, CodeInlineRoleMarker, "",
@@ -246,12 +246,12 @@ func (s *bodyScanner) role() string {
 }
 
 func (s *bodyScanner) openFence(ticks int, info string, start, end, next int) {
-	f := s.newFence()
+	f := newNode(&s.batch, &s.batch.fences)
 	*f = Fence{Span: Span{start, s.docLen}, Info: info, Ticks: ticks,
 		ContentSpan: Span{next, s.docLen}, openerLen: int32(end - start)}
 	s.fence = f
 	if s.cur != nil {
-		s.addFence(f)
+		s.cur.Fences = addNode(&s.batch, &s.batch.fenceLists, s.cur.Fences, f)
 	}
 	switch {
 	case s.waitUse != nil:
@@ -362,14 +362,14 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 		if !ok {
 			return
 		}
-		u := s.newToolUse()
+		u := newNode(&s.batch, &s.batch.uses)
 		*u = ToolUse{
 			ID: line[idAt : idAt+idLen], Name: line[nameAt : nameAt+nameLen],
 			Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			name: inLine{int32(nameAt), int32(nameLen)}, id: inLine{int32(idAt), int32(idLen)},
 			Message: s.messageIndex(),
 		}
-		s.addUse(u)
+		s.cur.ToolUses = addNode(&s.batch, &s.batch.useLists, s.cur.ToolUses, u)
 		s.waitUse = u
 	case "You":
 		idAt, idLen, sufAt, sufLen, ok := toolResultHeader(line)
@@ -377,13 +377,13 @@ func (s *bodyScanner) toolHeader(line string, start, end int) {
 			s.fileRefs(line, start)
 			return
 		}
-		r := s.newToolResult()
+		r := newNode(&s.batch, &s.batch.results)
 		*r = ToolResult{
 			ID: line[idAt : idAt+idLen], Span: Span{start, s.lineAfter(end)}, HeaderSpan: Span{start, end},
 			id: inLine{int32(idAt), int32(idLen)}, Message: s.messageIndex(),
 		}
 		s.resultInfo = parseSuffix(line, start, sufAt, sufLen)
-		s.addResult(r)
+		s.cur.ToolResults = addNode(&s.batch, &s.batch.resultLists, s.cur.ToolResults, r)
 		s.waitResult = r
 	}
 }
