@@ -13,8 +13,8 @@ func TestToolUseIDsIsTheSharedIndex(t *testing.T) {
 		"**Tool Use:** `bash` (`a`)\n```json\n{}\n```\n\n@You:\n**Tool Result:** `c`\n```\nx\n```\n"
 	d := Parse(text)
 	ids := d.ToolUseIDs()
-	if !ids.Has("a") || !ids.Has("b") || ids.Has("c") || ids.Len() != 2 {
-		t.Fatalf("IDs a, b (a twice) and a result c: Has(a) %v Has(b) %v Has(c) %v Len %d", ids.Has("a"), ids.Has("b"), ids.Has("c"), ids.Len())
+	if !ids.Has("a") || !ids.Has("b") || ids.Has("c") || len(ids.ids) != 2 {
+		t.Fatalf("IDs a, b (a twice) and a result c: Has(a) %v Has(b) %v Has(c) %v, %d IDs", ids.Has("a"), ids.Has("b"), ids.Has("c"), len(ids.ids))
 	}
 	at := strings.LastIndex(text, "x\n")
 	typed := d.Replace(Span{at, at}, "more ")

@@ -472,9 +472,6 @@ func (s IDSet) Has(id string) bool {
 	return ok
 }
 
-// Len is the number of IDs in the set.
-func (s IDSet) Len() int { return len(s.ids) }
-
 // ToolUseIDs is the set of the document's tool use IDs. It is the
 // document's own ID index, not a copy: a session that keeps the IDs its
 // document had when opened (15,000 in a long conversation) keeps them for
