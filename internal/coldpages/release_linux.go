@@ -35,11 +35,20 @@ func Release() (int64, error) {
 	return released, nil
 }
 
-// fileID is a file's device ("major:minor" in hex, as /proc prints it) and
-// inode: /proc/self/exe still names the running file after it was replaced.
+// fileID is a file's device ("major:minor" in hex, as /proc prints it),
+// inode and path: /proc/self/exe still names the running file after it was
+// replaced.
 type fileID struct {
 	dev   string
 	inode uint64
+	path  string
+}
+
+// is reports whether the two name the same file: the same device and inode,
+// or the same path (on overlayfs, in a container, a mapping shows the
+// lower layer's device and inode while stat shows the overlay's).
+func (f fileID) is(g fileID) bool {
+	return f.dev == g.dev && f.inode == g.inode || f.path != "" && f.path == g.path
 }
 
 func executableID() (fileID, error) {
@@ -47,7 +56,8 @@ func executableID() (fileID, error) {
 	if err := unix.Stat("/proc/self/exe", &st); err != nil {
 		return fileID{}, err
 	}
-	return fileID{dev: fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev)), inode: st.Ino}, nil
+	path, _ := os.Readlink("/proc/self/exe")
+	return fileID{dev: fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev)), inode: st.Ino, path: path}, nil
 }
 
 type mapping struct{ start, end uintptr }
@@ -64,7 +74,7 @@ func readOnlyMappingsOf(smaps []byte, file fileID) []mapping {
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if m, perms, id, ok := parseHeader(fields); ok {
-			current, candidate = m, (perms == "r-xp" || perms == "r--p") && id == file
+			current, candidate = m, (perms == "r-xp" || perms == "r--p") && id.is(file)
 			continue
 		}
 		// "Anonymous:" comes after the header in each mapping's block.
@@ -79,7 +89,7 @@ func readOnlyMappingsOf(smaps []byte, file fileID) []mapping {
 }
 
 // parseHeader reads a mapping's first line:
-// "start-end perms offset dev inode [path]".
+// "start-end perms offset dev inode [path]" (a path may hold spaces).
 func parseHeader(fields []string) (m mapping, perms string, id fileID, ok bool) {
 	if len(fields) < 5 {
 		return m, "", id, false
@@ -91,5 +101,5 @@ func parseHeader(fields []string) (m mapping, perms string, id fileID, ok bool) 
 	if !dash || err1 != nil || err2 != nil || err3 != nil {
 		return m, "", id, false
 	}
-	return mapping{uintptr(start), uintptr(end)}, fields[1], fileID{dev: fields[3], inode: inode}, true
+	return mapping{uintptr(start), uintptr(end)}, fields[1], fileID{dev: fields[3], inode: inode, path: strings.Join(fields[5:], " ")}, true
 }

@@ -66,7 +66,7 @@ func TestReleaseCoversTheCodeOfTheExecutable(t *testing.T) {
 }
 
 func TestOnlyTheExecutablesUnmodifiedReadOnlyMappingsAreReleased(t *testing.T) {
-	exe := fileID{dev: "fe:00", inode: 42}
+	exe := fileID{dev: "fe:00", inode: 42, path: "/usr/bin/chatls"}
 	smaps := `00400000-01b5f000 r-xp 00000000 fe:00 42                         /usr/bin/chatls
 Size:              24000 kB
 Anonymous:             0 kB
@@ -81,12 +81,16 @@ Anonymous:             4 kB
 Anonymous:             0 kB
 03c20000-03c30000 r--p 00000000 fe:01 42                         /mnt/other
 Anonymous:             0 kB
+03c30000-03c40000 r-xp 00000000 00:2a 977                        /usr/bin/chatls
+Anonymous:             0 kB
+03c40000-03c50000 r--p 00000000 fe:00 43                         /usr/bin/chatls-other
+Anonymous:             0 kB
 547bd000000-547c0800000 rw-p 00000000 00:00 0 
 Anonymous:         28440 kB
 `
 	got := readOnlyMappingsOf([]byte(smaps), exe)
-	want := []mapping{{0x400000, 0x1b5f000}, {0x1b5f000, 0x3abe000}}
+	want := []mapping{{0x400000, 0x1b5f000}, {0x1b5f000, 0x3abe000}, {0x3c30000, 0x3c40000}}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("released %x, want %x (code and constants only: not the data, not a relocated page, not another file)", got, want)
+		t.Fatalf("released %x, want %x (code and constants only: not the data, not a relocated page, not another file; the same path on another device, as overlayfs shows it, counts)", got, want)
 	}
 }
