@@ -166,11 +166,10 @@ type ToolResult struct {
 	Fence      *Fence // nil if the header has no fence
 	Content    string // fence content verbatim (without the final line ending before the closer)
 	Message    int
-	// ID in the header line and the status word from the header line's
-	// start (IDSpan, StatusSpan; zero: none, as a status word is never at
-	// the start of the header line), the dialect last,
-	// and the extra tokens behind a pointer: 128 bytes a result instead of
-	// 176.
+	// ID and the status word as offsets from the header line's start
+	// (IDSpan, StatusSpan; a zero status: none, as no status word starts
+	// the header line). With the dialect a byte and the extra tokens behind
+	// a pointer: 128 bytes a result instead of 176.
 	id, status inLine
 	Dialect    Dialect
 }
