@@ -129,7 +129,7 @@ function! s:LintedStatusMatches(pattern) abort
   ALELint
   return ChatlsStatus() =~# a:pattern
 endfunction
-call s:Wait(5000, 's:LintedStatusMatches("write your question under the last @You:")')
+call s:Wait(15000, 's:LintedStatusMatches("write your question under the last @You:")')
 call s:Check('status: your turn again', ChatlsStatus() =~# 'write your question under the last @You:', ChatlsStatus())
 
 write
