@@ -35,6 +35,23 @@ type Report struct {
 // or duplicated.
 func Count(doc *chatdoc.Document, l *Ledger) Report { return (*PartCache)(nil).Count(doc, l) }
 
+// Unanswered counts the valid tool uses that have no result anywhere in
+// doc and returns the first of them (nil if none). The uses answered in the
+// next message, nearly all, are told apart without an ID lookup
+// (answeredNext).
+func Unanswered(doc *chatdoc.Document) (count int, first *chatdoc.ToolUse) {
+	uses, _ := (*PartCache)(nil).candidates(doc)
+	for _, u := range uses {
+		if doc.ToolResultIndex(u.id) < 0 {
+			if count == 0 {
+				first = doc.ToolUseAt(u.index)
+			}
+			count++
+		}
+	}
+	return count, first
+}
+
 // Count is the package's Count through the cache.
 func (c *PartCache) Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)

@@ -5,16 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/cycle"
 )
 
 var severityWords = map[chatdoc.Severity]string{
@@ -62,7 +61,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // wait: without a result, or with a placeholder not yet resolved. Not an
 // error (exit 0): the conversation is simply not finished.
 func openCallsLine(doc *chatdoc.Document, name string) string {
-	unanswered, first := unansweredUses(doc.ToolUses(), doc)
+	unanswered, firstUse := cycle.Unanswered(doc)
+	first := -1
+	if firstUse != nil {
+		first = firstUse.HeaderSpan.Start
+	}
 	waiting := 0
 	for _, r := range doc.ToolResults() {
 		if r.IsPlaceholder() && doc.ToolResult(r.ID) == r {
@@ -84,39 +87,6 @@ func openCallsLine(doc *chatdoc.Document, name string) string {
 	}
 	pos := doc.Lines.Position(first, chatdoc.UTF8)
 	return fmt.Sprintf("%s:%d:%d: info: %s (the next step in an editor, or chatls send, takes it on)", name, pos.Line+1, pos.Character+1, strings.Join(parts, "; "))
-}
-
-// unansweredUses counts the valid uses without a result and finds the
-// first one's header (-1 if none): one lookup per use, 11,500 in the
-// generated 10 MB document, so a long list is looked up in two halves on
-// two cores.
-func unansweredUses(uses []*chatdoc.ToolUse, doc *chatdoc.Document) (count, first int) {
-	if len(uses) < 4096 || runtime.GOMAXPROCS(0) < 2 {
-		return countUnanswered(uses, doc)
-	}
-	half := len(uses) / 2
-	var laterCount, laterFirst int
-	var wg sync.WaitGroup
-	wg.Go(func() { laterCount, laterFirst = countUnanswered(uses[half:], doc) })
-	count, first = countUnanswered(uses[:half], doc)
-	wg.Wait()
-	if first < 0 {
-		first = laterFirst
-	}
-	return count + laterCount, first
-}
-
-func countUnanswered(uses []*chatdoc.ToolUse, doc *chatdoc.Document) (count, first int) {
-	first = -1
-	for _, u := range uses {
-		if u.Valid() && doc.ToolResult(u.ID) == nil {
-			count++
-			if first < 0 {
-				first = u.HeaderSpan.Start
-			}
-		}
-	}
-	return count, first
 }
 
 func plural(n int, one, many string) string {
