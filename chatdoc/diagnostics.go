@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"sync"
+
+	"github.com/chatls/chatls/internal/workers"
 )
 
 // Stable diagnostic codes. Clients and tests match on these; never rename.
@@ -109,10 +110,7 @@ func both(parallel bool, f, g func()) {
 		g()
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Go(f)
-	g()
-	wg.Wait()
+	workers.Run(g, f)
 }
 
 // firstIndexes maps each ID to the index of its first occurrence and lists

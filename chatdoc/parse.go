@@ -3,6 +3,8 @@ package chatdoc
 import (
 	"runtime"
 	"strings"
+
+	"github.com/chatls/chatls/internal/workers"
 )
 
 // Parse reads a whole document. It never panics and runs in time linear in
@@ -57,16 +59,15 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 		msgs, _ := s.scan(bodyStart, nil)
 		return msgs, s.pre
 	}
-	var second []*Message
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	var first, second []*Message
+	var end int
+	workers.Run(func() {
+		first, end = s.scan(bodyStart, func(p int) bool { return p == split })
+	}, func() {
 		s2 := newBodyScanner(text, 0)
 		s2.batch.on = batched
 		second, _ = s2.scan(split, nil)
-	}()
-	first, end := s.scan(bodyStart, func(p int) bool { return p == split })
-	<-done
+	})
 	if end != split {
 		return first, s.pre // the marker was no message start: first has it all
 	}

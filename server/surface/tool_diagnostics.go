@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/workers"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -39,17 +39,17 @@ func ToolDiagnosticsParallel(doc *chatdoc.Document, reg ToolInfo) []chatdoc.Diag
 		return diags
 	}
 	uses := doc.ToolUses()
-	workers := min(runtime.GOMAXPROCS(0), len(uses)/usesPerWorker)
-	if workers <= 1 {
+	n := min(runtime.GOMAXPROCS(0), len(uses)/usesPerWorker)
+	if n <= 1 {
 		return useDiagnostics(diags, doc, uses, reg)
 	}
-	parts := make([][]chatdoc.Diagnostic, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*len(uses)/workers, (w+1)*len(uses)/workers
-		wg.Go(func() { parts[w] = useDiagnostics(nil, doc, uses[lo:hi], reg) })
+	parts := make([][]chatdoc.Diagnostic, n)
+	runs := make([]func(), n)
+	for w := range runs {
+		lo, hi := w*len(uses)/n, (w+1)*len(uses)/n
+		runs[w] = func() { parts[w] = useDiagnostics(nil, doc, uses[lo:hi], reg) }
 	}
-	wg.Wait()
+	workers.Run(runs...)
 	for _, p := range parts {
 		diags = append(diags, p...)
 	}
