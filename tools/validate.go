@@ -115,6 +115,9 @@ func (c *schemaCache) get(name string, schema json.RawMessage) (*compiledSchema,
 	if e, ok := c.entries[name]; ok && e.text == string(schema) {
 		return e, e.compileErr
 	}
+	// The name may be a substring of a document (the tool a use calls):
+	// kept, it would keep that whole text alive.
+	name = strings.Clone(name)
 	e := compileSchema(name, schema)
 	if c.entries == nil {
 		c.entries = map[string]*compiledSchema{}

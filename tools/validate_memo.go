@@ -2,6 +2,7 @@ package tools
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 )
 
@@ -82,7 +83,27 @@ func (r *Registry) ValidateText(name, text string, decode func(string) map[strin
 	if v, hit := cs.memo.get(k); hit {
 		return v
 	}
-	v := cs.validate(decode(text))
+	v := ownStrings(cs.validate(decode(text)))
 	cs.memo.put(k, v)
 	return v
+}
+
+// ownStrings copies the strings of errs that may be substrings of an input
+// (a key in Path): a remembered verdict must not keep the document it came
+// from alive, nor point into a file `chatls check` has unmapped since.
+func ownStrings(errs []ValidationError) []ValidationError {
+	if errs == nil {
+		return nil
+	}
+	owned := make([]ValidationError, len(errs))
+	for i, e := range errs {
+		owned[i].Message = strings.Clone(e.Message)
+		if e.Path != nil {
+			owned[i].Path = make([]string, len(e.Path))
+		}
+		for j, key := range e.Path {
+			owned[i].Path[j] = strings.Clone(key)
+		}
+	}
+	return owned
 }

@@ -3,7 +3,9 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -86,5 +88,48 @@ func BenchmarkValidateText(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A remembered verdict and the compiled schema keep no substring of the
+// document they came from: kept, one would keep that whole text alive (and
+// point into a file `chatls check` has unmapped since).
+func TestRememberedVerdictsOwnTheirStrings(t *testing.T) {
+	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	doc := "@Assistant:\n**Tool Use:** `read` (`toolu_1`)\n```json\n" + `{"path":"a","ofset":3}` + "\n```\n"
+	name := doc[strings.Index(doc, "read") : strings.Index(doc, "read")+len("read")]
+	text := doc[strings.Index(doc, "{") : strings.LastIndex(doc, "}")+1]
+	key := text[strings.Index(text, "ofset") : strings.Index(text, "ofset")+len("ofset")]
+	decode := func(string) map[string]any { return map[string]any{"path": "a", key: float64(3)} }
+	errs := reg.ValidateText(name, text, decode)
+	if len(errs) == 0 {
+		t.Fatal("the misspelt key was accepted")
+	}
+	inDoc := func(s string) bool {
+		if len(s) == 0 {
+			return false
+		}
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(doc)))
+		return p >= lo && p < lo+uintptr(len(doc))
+	}
+	mentionsKey := false
+	for _, e := range errs {
+		for _, k := range e.Path {
+			mentionsKey = mentionsKey || k == "ofset"
+			if inDoc(k) {
+				t.Errorf("path key %q is a substring of the document", k)
+			}
+		}
+		if inDoc(e.Message) {
+			t.Errorf("message %q is a substring of the document", e.Message)
+		}
+	}
+	if !mentionsKey {
+		t.Fatalf("no error names the key: %+v", errs)
+	}
+	for n, cs := range reg.schemas.entries {
+		if inDoc(n) || inDoc(cs.name) {
+			t.Errorf("the compiled schema of %q keeps the document's name", n)
+		}
 	}
 }
