@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -36,25 +37,65 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	exit := 0
 	for _, name := range args {
-		text, err := readWhole(name)
+		report, hasErrors, err := checkFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "chatls check: %v\n", err)
 			exit = 2
 			continue
 		}
-		doc := chatdoc.ParseOnce(bytesAsString(text))
-		for _, d := range documentDiagnostics(doc, name) {
-			pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
-			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)
-			if d.Severity == chatdoc.SeverityError && exit == 0 {
-				exit = 1
-			}
-		}
-		if line := openCallsLine(doc, name); line != "" {
-			fmt.Fprintln(stdout, line)
+		stdout.Write(report)
+		if hasErrors && exit == 0 {
+			exit = 1
 		}
 	}
 	return exit
+}
+
+// checkFile is the report on one file, from a mapping of it when it is
+// large (openText).
+func checkFile(name string) (report []byte, hasErrors bool, err error) {
+	m, text, err := openText(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if m == nil {
+		report, hasErrors = reportOn(name, text)
+		return report, hasErrors, nil
+	}
+	defer m.close()
+	return checkMapped(name, m)
+}
+
+// checkMapped reports on the mapped text m, or on a copy read afresh when
+// the file changed while it was checked: a save in place must not make the
+// check fail.
+func checkMapped(name string, m *mappedText) (report []byte, hasErrors bool, err error) {
+	err = m.guard(func() { report, hasErrors = reportOn(name, m.data) })
+	if err == nil && !m.changed() {
+		return report, hasErrors, nil
+	}
+	text, err := readWhole(name)
+	if err != nil {
+		return nil, false, err
+	}
+	report, hasErrors = reportOn(name, text)
+	return report, hasErrors, nil
+}
+
+// reportOn is check's lines for one file's text (owning none of its bytes)
+// and whether any is an error.
+func reportOn(name string, text []byte) (report []byte, hasErrors bool) {
+	var out bytes.Buffer
+	doc := chatdoc.ParseOnce(bytesAsString(text))
+	for _, d := range documentDiagnostics(doc, name) {
+		pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
+		fmt.Fprintf(&out, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)
+		hasErrors = hasErrors || d.Severity == chatdoc.SeverityError
+	}
+	if line := openCallsLine(doc, name); line != "" {
+		fmt.Fprintln(&out, line)
+	}
+	return out.Bytes(), hasErrors
 }
 
 // openCallsLine is the information line of a document whose tool calls

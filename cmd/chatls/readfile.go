@@ -20,6 +20,12 @@ func readWhole(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f)
+}
+
+// readOpen is readWhole of a file already open (a pipe can be opened only
+// once).
+func readOpen(f *os.File) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
