@@ -156,3 +156,15 @@ func BenchmarkPosition10MB(b *testing.B) {
 		}
 	})
 }
+
+var benchDense10MB = sync.OnceValue(func() string { return chatgen.GenerateDense(benchSize, 1) })
+
+// BenchmarkParseOnceDense10MB is `chatls check`'s parse of the issue-17
+// shape (21,704 messages, 16,340 tool uses in 10 MB).
+func BenchmarkParseOnceDense10MB(b *testing.B) {
+	text := benchDense10MB()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		ParseOnce(text)
+	}
+}

@@ -19,6 +19,15 @@ func trimSpaceRight(s string) string {
 	return s
 }
 
+// trimBlanksLeft drops leading spaces and tabs: strings.TrimLeft(s, " \t")
+// without building a set on every call (a header line's hot path).
+func trimBlanksLeft(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
 func isBlank(line string) bool { return trimSpaceRight(line) == "" }
 
 // roleMarker recognises `@Word:` alone on a line (trailing whitespace
@@ -42,7 +51,7 @@ func roleMarker(line string) (role string, inline string, ok bool) {
 	if !isKnownRole(role) || (rest[0] != ' ' && rest[0] != '\t') {
 		return "", "", false
 	}
-	return role, strings.TrimLeft(rest, " \t"), true
+	return role, trimBlanksLeft(rest), true
 }
 
 func isKnownRole(role string) bool { return role == "You" || role == "Assistant" || role == "System" }
@@ -92,13 +101,13 @@ func toolUseHeader(line string) (nameAt, nameLen, idAt, idLen int, ok bool) {
 	if !strings.HasPrefix(line, toolUsePrefix) {
 		return
 	}
-	rest := strings.TrimLeft(line[len(toolUsePrefix):], " \t")
+	rest := trimBlanksLeft(line[len(toolUsePrefix):])
 	nameAt = len(line) - len(rest) + 1
 	name, rest, ok := backtickField(rest)
 	if !ok {
 		return 0, 0, 0, 0, false
 	}
-	rest = strings.TrimLeft(rest, " \t")
+	rest = trimBlanksLeft(rest)
 	if !strings.HasPrefix(rest, "(") {
 		return 0, 0, 0, 0, false
 	}
@@ -116,20 +125,20 @@ func toolResultHeader(line string) (idAt, idLen, suffixAt, suffixLen int, ok boo
 	if !strings.HasPrefix(line, toolResultPrefix) {
 		return
 	}
-	rest := strings.TrimLeft(line[len(toolResultPrefix):], " \t")
+	rest := trimBlanksLeft(line[len(toolResultPrefix):])
 	idAt = len(line) - len(rest) + 1
 	id, rest, ok := backtickField(rest)
 	if !ok {
 		return 0, 0, 0, 0, false
 	}
-	rest = trimSpaceRight(strings.TrimLeft(rest, " \t"))
+	rest = trimSpaceRight(trimBlanksLeft(rest))
 	if rest == "" {
 		return idAt, len(id), 0, 0, true
 	}
 	if rest[0] != '(' || rest[len(rest)-1] != ')' {
 		return 0, 0, 0, 0, false
 	}
-	suffixAt = len(line) - len(strings.TrimLeft(line[idAt+len(id)+1:], " \t")) + 1
+	suffixAt = len(line) - len(trimBlanksLeft(line[idAt+len(id)+1:])) + 1
 	return idAt, len(id), suffixAt, len(rest) - 2, true
 }
 
