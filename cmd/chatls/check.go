@@ -15,6 +15,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/internal/workers"
 )
 
 var severityWords = map[chatdoc.Severity]string{
@@ -35,6 +36,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	// only if the heap grows past a generous limit.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// The tool set (configuration, built-ins) does not depend on the files:
+	// it is ready by the time the first parse ends.
+	go checkTools()
 	exit := 0
 	for _, name := range args {
 		report, hasErrors, err := checkFile(name)
@@ -87,13 +91,18 @@ func checkMapped(name string, m *mappedText) (report []byte, hasErrors bool, err
 func reportOn(name string, text []byte) (report []byte, hasErrors bool) {
 	var out bytes.Buffer
 	doc := chatdoc.ParseOnce(bytesAsString(text))
-	for _, d := range documentDiagnostics(doc, name) {
+	// The open-calls line walks every part on one core: beside the tool
+	// diagnostics it fills the time a core waits for the other.
+	var diags []chatdoc.Diagnostic
+	var openCalls string
+	workers.Run(func() { diags = documentDiagnostics(doc, name) }, func() { openCalls = openCallsLine(doc, name) })
+	for _, d := range diags {
 		pos := doc.Lines.Position(d.Span.Start, chatdoc.UTF8)
 		fmt.Fprintf(&out, "%s:%d:%d: %s: %s\n", name, pos.Line+1, pos.Character+1, severityWords[d.Severity], d.Message)
 		hasErrors = hasErrors || d.Severity == chatdoc.SeverityError
 	}
-	if line := openCallsLine(doc, name); line != "" {
-		fmt.Fprintln(&out, line)
+	if openCalls != "" {
+		fmt.Fprintln(&out, openCalls)
 	}
 	return out.Bytes(), hasErrors
 }
