@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/chatdoc/chatgen"
 )
@@ -17,7 +19,10 @@ import (
 // taken out of every line, and the exit code.
 func checkOutput(t *testing.T, name string) (string, int, string) {
 	t.Helper()
-	cmd := exec.Command(binary, "check", name)
+	// A check that waits forever (a pipe opened twice) fails, not hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "check", name)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
