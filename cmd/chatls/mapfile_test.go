@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc/chatgen"
+	"github.com/chatls/chatls/internal/workers"
 )
 
 // findingsAtTheEnd are calls no editor could run, without results: a tool
@@ -65,8 +66,8 @@ func TestCheckOfAMappedFileEqualsCheckOfACopy(t *testing.T) {
 
 // A file truncated under its mapping (an editor saving in place) makes
 // reading its lost pages fault. The check turns the fault into a panic
-// that says where, recovers it, also when it happens on the parse's other
-// goroutines, and checks what the file now holds from a copy.
+// that says where, recovers it, and checks what the file now holds from a
+// copy.
 func TestCheckSurvivesAFileTruncatedUnderItsMapping(t *testing.T) {
 	name := writeMappable(t, t.TempDir(), "big.chat")
 	m := mapped(t, name)
@@ -95,6 +96,31 @@ func TestCheckSurvivesAFileTruncatedUnderItsMapping(t *testing.T) {
 }
 
 var sinkByte byte
+
+// A page lost to a truncation may be read on a goroutine the parse or the
+// tool diagnostics started (when the file shrinks during the check): the
+// fault reaches the guard through internal/workers, which raises it again
+// in the caller, and the guard recovers it as a change.
+func TestAFaultOnAWorkerReachesTheGuard(t *testing.T) {
+	name := writeMappable(t, t.TempDir(), "big.chat")
+	m := mapped(t, name)
+	if err := os.Truncate(name, int64(len(m.data)/2)); err != nil {
+		t.Fatal(err)
+	}
+	var raised any
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() { raised = recover() }()
+		workers.Run(func() {}, func() { sinkByte = m.data[len(m.data)-1] })
+	}()
+	if p, ok := raised.(*workers.Panic); !ok || !m.faultedIn(p) {
+		t.Fatalf("raised %T %v, want a worker's fault inside the mapping", raised, raised)
+	}
+	err := m.guard(func() { workers.Run(func() {}, func() { sinkByte = m.data[len(m.data)-1] }) })
+	if !errors.Is(err, errChanged) {
+		t.Fatalf("guard: %v, want %v", err, errChanged)
+	}
+}
 
 // A panic while checking an unchanged file is a bug: it goes on.
 func TestCheckRaisesAPanicOfAnUnchangedFile(t *testing.T) {
