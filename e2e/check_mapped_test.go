@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -16,23 +15,14 @@ import (
 )
 
 // checkOutput runs `chatls check name` and returns stdout with the name
-// taken out of every line, and the exit code.
+// taken out of every line, the exit code and stderr.
 func checkOutput(t *testing.T, name string) (string, int, string) {
 	t.Helper()
 	// A check that waits forever (a pipe opened twice) fails, not hangs.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "check", name)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return strings.ReplaceAll(out.String(), name+":", ""), code, errOut.String()
+	code, stdout, stderr := runCommand(t, exec.CommandContext(ctx, binary, "check", name))
+	return strings.ReplaceAll(stdout, name+":", ""), code, stderr
 }
 
 // A large file, which check maps, gets the report a pipe of the same bytes

@@ -24,6 +24,13 @@ func runCLISend(t *testing.T, dir, userConfig string, args ...string) (code int,
 	cmd := exec.Command(binary, append([]string{"send"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"))
+	return runCommand(t, cmd)
+}
+
+// runCommand runs cmd to its end and returns its exit code and output; a
+// command that cannot start fails the test.
+func runCommand(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -14,11 +15,8 @@ import (
 func TestServerReleasesStartupPagesAndServesOn(t *testing.T) {
 	s := start(t, sessionOptions{})
 	uri := s.open("a.chat", "@You:\nhello\n\n@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\": \"true\"}\n```\n")
-	var hover map[string]any
-	if err := s.c.Call(s.ctx, "textDocument/hover", map[string]any{
-		"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 4, "character": 3},
-	}, &hover); err != nil || hover == nil {
-		t.Fatalf("hover after the release: %v, %v", hover, err)
+	if hover := s.hover(uri, "t1"); !strings.Contains(hover, "bash") {
+		t.Fatalf("hover after the release:\n%s", hover)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
