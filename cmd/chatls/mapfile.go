@@ -36,14 +36,18 @@ func openText(name string) (m *mappedText, text []byte, err error) {
 		return nil, nil, err
 	}
 	info, err := f.Stat()
-	if err == nil && info.Mode().IsRegular() && info.Size() >= mapMin && int64(int(info.Size())) == info.Size() {
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if info.Mode().IsRegular() && info.Size() >= mapMin && int64(int(info.Size())) == info.Size() {
 		data, err := syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err == nil { // else a file system that cannot map: read it
 			return &mappedText{data: data, file: f, size: info.Size(), mod: info.ModTime()}, nil, nil
 		}
 	}
 	defer f.Close()
-	text, err = readOpen(f)
+	text, err = readOpen(f, info)
 	return nil, text, err
 }
 

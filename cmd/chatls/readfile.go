@@ -20,16 +20,16 @@ func readWhole(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readOpen(f)
-}
-
-// readOpen is readWhole of a file already open (a pipe can be opened only
-// once).
-func readOpen(f *os.File) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
+	return readOpen(f, info)
+}
+
+// readOpen is readWhole of a file already open and asked for its info (a
+// pipe can be opened only once).
+func readOpen(f *os.File, info os.FileInfo) ([]byte, error) {
 	size := info.Size()
 	if !info.Mode().IsRegular() || size < parallelReadMin || int64(int(size)) != size {
 		return io.ReadAll(f)
