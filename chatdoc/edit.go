@@ -218,18 +218,20 @@ func SetStatus(d *Document, id string, st Status) ([]TextEdit, error) {
 		// would turn a finished result back into a placeholder.
 		return nil, fmt.Errorf("tool result %s is finished; it has no status to set", id)
 	case r.StatusSpan() != (Span{}):
-		if d.Slice(r.StatusSpan().Start, r.StatusSpan().End) == string(st) {
+		word := r.StatusSpan()
+		if d.Slice(word.Start, word.End) == string(st) {
 			return nil, nil
 		}
-		return []TextEdit{{Span: r.StatusSpan(), NewText: string(st)}}, nil
+		return []TextEdit{{Span: word, NewText: string(st)}}, nil
 	case r.Dialect == DialectFence && r.Fence != nil:
-		opener := d.Slice(r.Fence.OpenerSpan().Start, r.Fence.OpenerSpan().End)
+		line := r.Fence.OpenerSpan()
+		opener := d.Slice(line.Start, line.End)
 		if i := emptyStatusToken(opener); i >= 0 {
 			// A half-typed `status=`: fill it in rather than add a second token.
-			at := r.Fence.OpenerSpan().Start + i + len("status=")
+			at := line.Start + i + len("status=")
 			return []TextEdit{{Span: Span{at, at}, NewText: string(st)}}, nil
 		}
-		at := r.Fence.OpenerSpan().Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
+		at := line.Start + strings.Index(opener, "flemma:tool") + len("flemma:tool")
 		return []TextEdit{{Span: Span{at, at}, NewText: " status=" + string(st)}}, nil
 	case r.Dialect == DialectSuffix:
 		return suffixStatusEdit(d, r, st)

@@ -53,8 +53,7 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 	if len(text)-bodyStart >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 {
 		split = markerNear(text, bodyStart+(len(text)-bodyStart)/2)
 	}
-	s := newBodyScanner(text, 0)
-	s.batch.on = batched
+	s := newBodyScanner(text, batched)
 	if split < 0 {
 		msgs, _ := s.scan(bodyStart, nil)
 		return msgs, s.pre
@@ -64,9 +63,7 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 	workers.Run(func() {
 		first, end = s.scan(bodyStart, func(p int) bool { return p == split })
 	}, func() {
-		s2 := newBodyScanner(text, 0)
-		s2.batch.on = batched
-		second, _ = s2.scan(split, nil)
+		second, _ = newBodyScanner(text, batched).scan(split, nil)
 	})
 	if end != split {
 		return first, s.pre // the marker was no message start: first has it all

@@ -32,8 +32,10 @@ type bodyScanner struct {
 	batch       nodeBatch    // where a ParseOnce takes its nodes from
 }
 
-func newBodyScanner(text string, firstIndex int) *bodyScanner {
-	return &bodyScanner{text: text, docLen: len(text), firstIndex: firstIndex}
+// newBodyScanner scans the whole text; batched takes the nodes from a few
+// large arrays (ParseOnce).
+func newBodyScanner(text string, batched bool) *bodyScanner {
+	return &bodyScanner{text: text, docLen: len(text), batch: nodeBatch{on: batched}}
 }
 
 // newWindowScanner scans t from offset from, starting with the window
