@@ -214,23 +214,26 @@ func exactFloat(v any) (float64, bool) {
 
 // valid reports whether the full validator surely accepts text; false means
 // "not sure", never "invalid". The text is read as the input's decoding
-// reads it (jsonfast.EachMember): the same keys, strings and numbers.
+// reads it (jsonfast.Members): the same keys, strings and numbers.
 // A duplicate key is fine: each of its values is checked, and the decoding
 // keeps the last.
 func (q *quickSchema) valid(text string) bool {
 	var seen uint64
-	ok := jsonfast.EachMember(text, func(key, raw string) bool {
+	m := jsonfast.NewMembers(text)
+	for key, raw, ok := m.Next(); ok; key, raw, ok = m.Next() {
 		p := q.props[key]
 		switch {
 		case p == nil:
-			return !q.closed
-		case p.opaque:
+			if q.closed {
+				return false
+			}
+			continue
+		case p.opaque || !p.accepts(raw):
 			return false
 		}
 		seen |= p.bit
-		return p.accepts(raw)
-	})
-	return ok && seen&q.needed == q.needed
+	}
+	return m.Valid() && seen&q.needed == q.needed
 }
 
 // accepts reports whether a value, given by its (checked) text, surely

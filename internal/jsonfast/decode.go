@@ -46,16 +46,6 @@ func (d *jsonDecoder) maxDepth() int {
 	return jsonMaxNesting
 }
 
-// EachMember calls fn with every member of the JSON object text, in order:
-// its key as encoding/json decodes it and its value's text. It checks the
-// whole text as DecodeObject does, building no values, and reports whether
-// text is such an object and fn returned true for every member: a
-// validator can judge an input from its text (tools.quickSchema).
-func EachMember(text string, fn func(key, raw string) bool) bool {
-	_, ok := (&jsonDecoder{s: text, discard: true, member: fn}).topObject()
-	return ok
-}
-
 // Valid reports whether s is one JSON value, as encoding/json.Valid does
 // (FuzzValid holds the two to the same verdicts).
 func Valid(s string) bool {
@@ -121,8 +111,6 @@ type jsonDecoder struct {
 	// syntax: check the syntax only, as encoding/json.Valid does (a number
 	// out of float64's range is valid JSON; only decoding refuses it).
 	syntax bool
-	// member, when set, is told of each member of the top-level object.
-	member func(key, raw string) bool
 	// named, when set, is told of the string value of every member named
 	// exactly namedKey, at any depth: the span of its quoted token.
 	namedKey string
@@ -226,7 +214,7 @@ func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
 		d.space()
 		start := d.i
 		v, ok := d.value(depth)
-		if !ok || depth == 1 && d.member != nil && !d.member(key, d.s[start:d.i]) {
+		if !ok {
 			return nil, false
 		}
 		if d.named != nil && key == d.namedKey && d.s[start] == '"' {

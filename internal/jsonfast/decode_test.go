@@ -58,7 +58,10 @@ func FuzzDecodeObject(f *testing.F) {
 	for _, input := range corpusInputs(f) {
 		f.Add(input)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkJSONAgrees(t, s) })
+	f.Fuzz(func(t *testing.T, s string) {
+		checkJSONAgrees(t, s)
+		checkMembersAgree(t, s)
+	})
 }
 
 // corpusInputs are the tool inputs of chatdoc's corpus: the contents of
