@@ -24,10 +24,12 @@ func (o OnTarget) tmux() bool { return o.Target != nil && o.Target.Tmux != nil }
 
 // registryOf is the registry that holds name for this target.
 func (o OnTarget) registryOf(name string) *Registry {
-	if _, ok := o.Registry.Lookup(name); !ok && TmuxTools[name] && o.tmux() {
-		return tmuxRegistry()
+	if o.tmux() && TmuxTools[name] {
+		if _, ok := o.Registry.Lookup(name); !ok {
+			return tmuxRegistry()
+		}
 	}
-	return o.Registry
+	return o.Registry // without tmux, no lookup: this runs for every call a document's diagnostics check
 }
 
 func (o OnTarget) Lookup(name string) (Tool, bool) { return o.registryOf(name).Lookup(name) }
