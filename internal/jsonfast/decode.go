@@ -172,14 +172,16 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 	case c == '-' || c >= '0' && c <= '9':
 		return d.number()
 	}
-	for _, lit := range [...]struct {
-		text string
-		v    any
-	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if len(d.s)-d.i >= len(lit.text) && d.s[d.i:d.i+len(lit.text)] == lit.text {
-			d.i += len(lit.text)
-			return lit.v, true
-		}
+	switch rest := d.s[d.i:]; {
+	case strings.HasPrefix(rest, "null"):
+		d.i += len("null")
+		return nil, true
+	case strings.HasPrefix(rest, "true"):
+		d.i += len("true")
+		return true, true
+	case strings.HasPrefix(rest, "false"):
+		d.i += len("false")
+		return false, true
 	}
 	return nil, false
 }
@@ -305,7 +307,8 @@ func (d *jsonDecoder) number() (any, bool) {
 			i++
 		}
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	exponent := i < len(s) && (s[i] == 'e' || s[i] == 'E')
+	if exponent {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
@@ -317,7 +320,9 @@ func (d *jsonDecoder) number() (any, bool) {
 			i++
 		}
 	}
-	if d.syntax {
+	// Without an exponent, a number of at most 300 characters is below
+	// 1e300, in float64's range: a check (discard) needs no conversion.
+	if d.syntax || d.discard && !exponent && i-start <= 300 {
 		d.i = i
 		return nil, true
 	}
@@ -339,9 +344,10 @@ func (d *jsonDecoder) string() (string, bool) {
 	start := d.i + 1
 	i := start
 	for i < len(s) {
-		if j := plainRun(s, i, true); j > i {
-			i = j
-			continue
+		// Straight to the byte after the run: a second plainRun there
+		// would only find it (a short key took two calls).
+		if i = plainRun(s, i, true); i >= len(s) {
+			break
 		}
 		c := s[i]
 		switch {
@@ -444,9 +450,8 @@ func (d *jsonDecoder) unquote(start int) (string, bool) {
 func (d *jsonDecoder) skipString() bool {
 	s := d.s
 	for i := d.i + 1; i < len(s); {
-		if j := plainRun(s, i, false); j > i {
-			i = j
-			continue
+		if i = plainRun(s, i, false); i >= len(s) {
+			break
 		}
 		switch c := s[i]; {
 		case c == '"':

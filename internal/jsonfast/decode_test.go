@@ -49,6 +49,13 @@ func TestDecodeObjectMatchesEncodingJSON(t *testing.T) {
 		t.Fatal("10000 levels refused")
 	}
 	checkJSONAgrees(t, deep(10001))
+	// A check converts only a number with an exponent or of more than 300
+	// characters: the longest that still may be out of range, either side.
+	for _, digits := range []int{300, 301, 308, 309, 310} {
+		n := "1" + strings.Repeat("0", digits-1)
+		checkJSONAgrees(t, `{"n":`+n+`}`)
+		checkJSONAgrees(t, `{"n":-`+n+`.5}`)
+	}
 }
 
 func FuzzDecodeObject(f *testing.F) {
