@@ -53,9 +53,8 @@ type idFinding struct {
 // idIndex maps each ID to the list position of its first tool use and first
 // result. Built with the findings; snapshots whose ID sequences are equal
 // share it, so lookups by ID are O(1) without a per-keystroke rebuild.
-// (int32 positions: a map slot of 24 bytes instead of 32.)
 type idIndex struct {
-	uses, results map[string]int32
+	uses, results idTable
 }
 
 func findIDProblems(st *messageStore) ([]idFinding, idIndex) {
@@ -74,8 +73,8 @@ func findIDProblems(st *messageStore) ([]idFinding, idIndex) {
 	parallel := len(useIDs)+len(resultIDs) >= parallelIDsMin && runtime.GOMAXPROCS(0) > 1
 	var ids idIndex
 	var dupUses, dupResults, orphans []int
-	both(parallel, func() { ids.uses, dupUses = firstIndexes(useIDs) },
-		func() { ids.results, dupResults = firstIndexes(resultIDs) })
+	both(parallel, func() { ids.uses, dupUses = newIDTable(useIDs) },
+		func() { ids.results, dupResults = newIDTable(resultIDs) })
 	half := len(resultIDs) / 2
 	var orphansAfter []int
 	both(parallel, func() { orphans = missingFrom(ids.uses, resultIDs[:half], 0) },
@@ -113,25 +112,11 @@ func both(parallel bool, f, g func()) {
 	workers.Run(g, f)
 }
 
-// firstIndexes maps each ID to the index of its first occurrence and lists
-// the indexes of the later ones, in order.
-func firstIndexes(ids []string) (first map[string]int32, dups []int) {
-	first = make(map[string]int32, len(ids))
-	for i, id := range ids {
-		if _, dup := first[id]; dup {
-			dups = append(dups, i)
-		} else {
-			first[id] = int32(i)
-		}
-	}
-	return first, dups
-}
-
 // missingFrom lists base+i for each ids[i] that known lacks.
-func missingFrom(known map[string]int32, ids []string, base int) []int {
+func missingFrom(known idTable, ids []string, base int) []int {
 	var out []int
 	for i, id := range ids {
-		if _, ok := known[id]; !ok {
+		if _, ok := known.index(id); !ok {
 			out = append(out, base+i)
 		}
 	}

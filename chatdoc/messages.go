@@ -457,18 +457,18 @@ func (d *Document) ToolResultAt(i int) *ToolResult { return d.store.toolResult(i
 // ToolResultIndex is the index of the first tool result with that ID, or
 // -1: what ToolResult(id) returns, without placing the node.
 func (d *Document) ToolResultIndex(id string) int {
-	if i, ok := d.ids.results[id]; ok {
-		return int(i)
+	if i, ok := d.ids.results.index(id); ok {
+		return i
 	}
 	return -1
 }
 
 // IDSet is a set of tool use IDs. Immutable.
-type IDSet struct{ ids map[string]int32 }
+type IDSet struct{ ids idTable }
 
 // Has reports whether id is in the set.
 func (s IDSet) Has(id string) bool {
-	_, ok := s.ids[id]
+	_, ok := s.ids.index(id)
 	return ok
 }
 
@@ -480,8 +480,8 @@ func (d *Document) ToolUseIDs() IDSet { return IDSet{d.ids.uses} }
 
 // ToolUseIndex is ToolResultIndex for tool uses.
 func (d *Document) ToolUseIndex(id string) int {
-	if i, ok := d.ids.uses[id]; ok {
-		return int(i)
+	if i, ok := d.ids.uses.index(id); ok {
+		return i
 	}
 	return -1
 }

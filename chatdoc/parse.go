@@ -113,16 +113,16 @@ func detectNewline(text string) string {
 
 // ToolUse returns the first tool use with that ID, or nil. O(1).
 func (d *Document) ToolUse(id string) *ToolUse {
-	if i, ok := d.ids.uses[id]; ok {
-		return d.store.toolUse(int(i))
+	if i, ok := d.ids.uses.index(id); ok {
+		return d.store.toolUse(i)
 	}
 	return nil
 }
 
 // ToolResult returns the first tool result with that ID, or nil. O(1).
 func (d *Document) ToolResult(id string) *ToolResult {
-	if i, ok := d.ids.results[id]; ok {
-		return d.store.toolResult(int(i))
+	if i, ok := d.ids.results.index(id); ok {
+		return d.store.toolResult(i)
 	}
 	return nil
 }
