@@ -92,22 +92,3 @@ func TestCheckWhileTheFileIsSavedInPlace(t *testing.T) {
 		}
 	}
 }
-
-// `chatls check FILE` of a large file begins the parse while the program
-// initialises (internal/checkahead); with two files it does not. The
-// report on the file is the same either way.
-func TestCheckAheadReportsAsCheckAfterStartUp(t *testing.T) {
-	text := chatgen.GenerateDense(2<<20, 13) + "\n@Assistant:\n**Tool Use:** `nosuchtool` (`toolu_a1`)\n```json\n{}\n```\n"
-	name := filepath.Join(t.TempDir(), "ahead.chat")
-	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ahead, code, stderr := checkOutput(t, name)
-	if code != 0 || stderr != "" || !strings.Contains(ahead, "nosuchtool") {
-		t.Fatalf("exit %d, stderr %q, report:\n%s", code, stderr, ahead)
-	}
-	code, twice, stderr := runCommand(t, exec.Command(binary, "check", name, name))
-	if twice = strings.ReplaceAll(twice, name+":", ""); code != 0 || stderr != "" || twice != ahead+ahead {
-		t.Fatalf("checked twice (exit %d, %q):\n%s\nchecked ahead:\n%s", code, stderr, twice, ahead)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,8 +15,6 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
-	"github.com/chatls/chatls/internal/checkahead"
-	"github.com/chatls/chatls/internal/mapped"
 	"github.com/chatls/chatls/internal/workers"
 )
 
@@ -33,7 +32,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: chatls check FILE...")
 		return 2
 	}
-	defer checkahead.BatchSettings()()
+	// A one-shot batch: garbage collection only costs time here, so it runs
+	// only if the heap grows past a generous limit.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	// The tool set (configuration, built-ins) does not depend on the files:
 	// it is ready by the time the first parse ends.
 	go checkTools()
@@ -54,13 +56,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkFile is the report on one file, from a mapping of it when it is
-// large (openText), parsed already when its parse began during start-up
-// (internal/checkahead).
+// large (openText).
 func checkFile(name string) (report []byte, hasErrors bool, err error) {
-	if m, doc, ok := checkahead.Take(name); ok {
-		defer m.Close()
-		return checkMapped(name, m, doc)
-	}
 	m, text, err := openText(name)
 	if err != nil {
 		return nil, false, err
@@ -69,21 +66,16 @@ func checkFile(name string) (report []byte, hasErrors bool, err error) {
 		report, hasErrors = reportOn(name, text)
 		return report, hasErrors, nil
 	}
-	defer m.Close()
-	return checkMapped(name, m, nil)
+	defer m.close()
+	return checkMapped(name, m)
 }
 
-// checkMapped reports on the mapped text m (doc is its parse, or nil when
-// it is still to do), or on a copy read afresh when the file changed while
-// it was checked: a save in place must not make the check fail.
-func checkMapped(name string, m *mapped.File, doc *chatdoc.Document) (report []byte, hasErrors bool, err error) {
-	err = m.Guard(func() {
-		if doc == nil {
-			doc = chatdoc.ParseOnce(m.Text())
-		}
-		report, hasErrors = reportOnDoc(name, doc)
-	})
-	if err == nil && !m.Changed() {
+// checkMapped reports on the mapped text m, or on a copy read afresh when
+// the file changed while it was checked: a save in place must not make the
+// check fail.
+func checkMapped(name string, m *mappedText) (report []byte, hasErrors bool, err error) {
+	err = m.guard(func() { report, hasErrors = reportOn(name, m.data) })
+	if err == nil && !m.changed() {
 		return report, hasErrors, nil
 	}
 	text, err := readWhole(name)
@@ -97,12 +89,8 @@ func checkMapped(name string, m *mapped.File, doc *chatdoc.Document) (report []b
 // reportOn is check's lines for one file's text (owning none of its bytes)
 // and whether any is an error.
 func reportOn(name string, text []byte) (report []byte, hasErrors bool) {
-	return reportOnDoc(name, chatdoc.ParseOnce(bytesAsString(text)))
-}
-
-// reportOnDoc is reportOn of the text's parse.
-func reportOnDoc(name string, doc *chatdoc.Document) (report []byte, hasErrors bool) {
 	var out bytes.Buffer
+	doc := chatdoc.ParseOnce(bytesAsString(text))
 	// The open-calls line walks every part on one core: beside the tool
 	// diagnostics it fills the time a core waits for the other.
 	var diags []chatdoc.Diagnostic

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc/chatgen"
-	"github.com/chatls/chatls/internal/mapped"
+	"github.com/chatls/chatls/internal/workers"
 )
 
 // findingsAtTheEnd are calls no editor could run, without results: a tool
@@ -21,31 +21,31 @@ const findingsAtTheEnd = "\n@Assistant:\n**Tool Use:** `nosuchtool` (`toolu_m1`)
 	"**Tool Use:** `read` (`toolu_m2`)\n```json\n{\"path\":\"a\",\"ofset\":3}\n```\n\n" +
 	"**Tool Use:** `read` (`toolu_m3`)\n```json\n{\"path\":\n```\n"
 
-// writeMappable writes a generated conversation of twice mapped.Min with the
+// writeMappable writes a generated conversation of twice mapMin with the
 // findings at its end, and returns its name.
 func writeMappable(t *testing.T, dir, base string) string {
 	t.Helper()
 	name := filepath.Join(dir, base)
-	if err := os.WriteFile(name, []byte(chatgen.Generate(2*mapped.Min, 5)+findingsAtTheEnd), 0o644); err != nil {
+	if err := os.WriteFile(name, []byte(chatgen.Generate(2*mapMin, 5)+findingsAtTheEnd), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return name
 }
 
-func mapFile(t *testing.T, name string) *mapped.File {
+func mapped(t *testing.T, name string) *mappedText {
 	t.Helper()
 	m, _, err := openText(name)
 	if err != nil || m == nil {
 		t.Fatalf("%s was not mapped: %v", name, err)
 	}
-	t.Cleanup(m.Close)
+	t.Cleanup(m.close)
 	return m
 }
 
 // The report on a mapped file is the report on a copy of it.
 func TestCheckOfAMappedFileEqualsCheckOfACopy(t *testing.T) {
 	name := writeMappable(t, t.TempDir(), "big.chat")
-	got, gotErrors, err := checkMapped(name, mapFile(t, name), nil)
+	got, gotErrors, err := checkMapped(name, mapped(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCheckOfAMappedFileEqualsCheckOfACopy(t *testing.T) {
 // copy.
 func TestCheckSurvivesAFileTruncatedUnderItsMapping(t *testing.T) {
 	name := writeMappable(t, t.TempDir(), "big.chat")
-	m := mapFile(t, name)
+	m := mapped(t, name)
 	now := "@You:\nread this\n\n@Assistant:\n**Tool Use:** `nosuchtool2` (`toolu_n1`)\n```json\n{}\n```\n"
 	if err := os.WriteFile(name, []byte(now), 0o644); err != nil {
 		t.Fatal(err)
@@ -80,22 +80,60 @@ func TestCheckSurvivesAFileTruncatedUnderItsMapping(t *testing.T) {
 	func() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() { lost = recover() }()
-		sinkByte = m.Data[len(m.Data)-1]
+		sinkByte = m.data[len(m.data)-1]
 	}()
-	if !m.FaultedIn(lost) {
+	if !m.faultedIn(lost) {
 		t.Fatalf("reading a lost page: %v, want a fault inside the mapping", lost)
 	}
 
-	if err := m.Guard(func() { reportOn(name, m.Data) }); !errors.Is(err, mapped.ErrChanged) {
-		t.Fatalf("checking the mapping: %v, want %v", err, mapped.ErrChanged)
+	if err := m.guard(func() { reportOn(name, m.data) }); !errors.Is(err, errChanged) {
+		t.Fatalf("checking the mapping: %v, want %v", err, errChanged)
 	}
-	report, hasErrors, err := checkMapped(name, m, nil)
+	report, hasErrors, err := checkMapped(name, m)
 	if err != nil || hasErrors || !strings.Contains(string(report), "nosuchtool2") || strings.Contains(string(report), "ofset") {
 		t.Fatalf("got (%v, %v):\n%s\nwant the report on the file's new text", hasErrors, err, report)
 	}
 }
 
 var sinkByte byte
+
+// A page lost to a truncation may be read on a goroutine the parse or the
+// tool diagnostics started (when the file shrinks during the check): the
+// fault reaches the guard through internal/workers, which raises it again
+// in the caller, and the guard recovers it as a change.
+func TestAFaultOnAWorkerReachesTheGuard(t *testing.T) {
+	name := writeMappable(t, t.TempDir(), "big.chat")
+	m := mapped(t, name)
+	if err := os.Truncate(name, int64(len(m.data)/2)); err != nil {
+		t.Fatal(err)
+	}
+	var raised any
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() { raised = recover() }()
+		workers.Run(func() {}, func() { sinkByte = m.data[len(m.data)-1] })
+	}()
+	if p, ok := raised.(*workers.Panic); !ok || !m.faultedIn(p) {
+		t.Fatalf("raised %T %v, want a worker's fault inside the mapping", raised, raised)
+	}
+	err := m.guard(func() { workers.Run(func() {}, func() { sinkByte = m.data[len(m.data)-1] }) })
+	if !errors.Is(err, errChanged) {
+		t.Fatalf("guard: %v, want %v", err, errChanged)
+	}
+}
+
+// A panic while checking an unchanged file is a bug: it goes on.
+func TestCheckRaisesAPanicOfAnUnchangedFile(t *testing.T) {
+	name := writeMappable(t, t.TempDir(), "big.chat")
+	m := mapped(t, name)
+	defer func() {
+		if v := recover(); v != "a bug" {
+			t.Fatalf("recovered %v, want the panic itself", v)
+		}
+	}()
+	m.guard(func() { panic("a bug") })
+	t.Fatal("guard returned")
+}
 
 // Each file is unmapped once reported on. The second file, small and
 // read, holds the first's findings, so what the tool registry remembers
