@@ -292,3 +292,18 @@ func BenchmarkFileRefDiagnosticsCold10MB(b *testing.B) {
 		c.Diagnostics(doc, dir)
 	}
 }
+
+// BenchmarkToolDiagnosticsDense10MB: the tool diagnostics of every call of
+// the dense 10 MB document (16,340 calls, all valid) on one core, as
+// `chatls check` and a didOpen compute them (built-in registry).
+func BenchmarkToolDiagnosticsDense10MB(b *testing.B) {
+	doc := chatdoc.ParseOnce(chatgen.GenerateDense(10<<20, 1))
+	reg := tools.OnTarget{Registry: tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))}
+	uses := doc.ToolUses()
+	if d := useDiagnostics(nil, doc, uses, reg); len(d) != 0 || len(uses) < 15000 {
+		b.Fatalf("%d calls, %d diagnostics; want ~16,000 valid calls", len(uses), len(d))
+	}
+	for b.Loop() {
+		useDiagnostics(nil, doc, uses, reg)
+	}
+}
