@@ -26,6 +26,7 @@ func newIDTable(ids []string) (t idTable, repeats []int) {
 		return idTable{}, nil
 	}
 	t = idTable{ids: ids, slots: make([]uint64, 1<<bits.Len(uint(2*len(ids))))}
+	touchPages(t.slots)
 	for i, id := range ids {
 		if _, found := t.find(id, i); found {
 			repeats = append(repeats, i)
@@ -58,5 +59,16 @@ func (t idTable) find(id string, add int) (int, bool) {
 		if at := int(slot&(1<<32-1)) - 1; slot&^(1<<32-1) == tag && t.ids[at] == id {
 			return at, true
 		}
+	}
+}
+
+// touchPages writes each 4 KB page of a new array once, in order, before
+// the random writes of filling a table. In a fresh process (chatls check)
+// building the two 256 KB tables of 16,000 IDs took 2.6 ms with the pages
+// first touched by the random writes and 0.6 ms with them touched in order
+// first (docs/performance.md).
+func touchPages(slots []uint64) {
+	for i := 0; i < len(slots); i += 4096 / 8 {
+		slots[i] = 0
 	}
 }
