@@ -30,11 +30,10 @@ func parse(text string, once bool) *Document {
 	var msgs []*Message
 	msgs, d.preDiags = scanBody(text, d.bodyStart, once)
 	d.store = newMessageStore(msgs)
-	// The lists cost a pass over pointers and make lookups by ID a slice
-	// index; later snapshots take them over when an edit moves nothing.
-	d.store.toolUses()
-	d.store.toolResults()
-	d.finish()
+	// The lists of tool uses and results cost a pass over pointers and
+	// make lookups by ID a slice index; later snapshots take them over
+	// when an edit moves nothing. The ID findings read the IDs from them.
+	d.idFindings, d.ids = listIDProblems(d.store)
 	return d
 }
 
