@@ -6,15 +6,16 @@ import (
 )
 
 // idTable indexes a list of tool IDs: for each ID, the position of its
-// first occurrence. It does what a map[string]int32 did in a third of the
-// memory, and faster to build: an open-addressed table at most half full,
-// each slot 8 bytes (a hash's upper half beside a position in the list,
-// which holds the keys), where the map took 24 bytes a slot and copied
-// every key. A 10 MB conversation's two tables were 1.6 MB of fresh
-// memory for `chatls check`, whose page faults cost more than the hashing.
+// first occurrence. It does what a map[string]int32 did, faster to build
+// and in two thirds of the memory: an open-addressed table at most half
+// full, each slot 8 bytes (a hash's upper half beside a position in the
+// list, which holds the keys), where the map took 24 bytes a slot and
+// copied every key. For 16,000 IDs: 256 KB of slots and the 256 KB list,
+// against 768 KB of map (and the list, built anyway, thrown away). In
+// `chatls check` every byte is a fresh page to fault in.
 type idTable struct {
 	ids   []string
-	slots []uint64 // tag<<32 | position+1; 0 is empty
+	slots []uint64 // tag<<32 | position+1 (positions below 2^32-1); 0 is empty
 }
 
 var idSeed = maphash.MakeSeed()
