@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/chatls/chatls/chatdoc"
 )
@@ -24,12 +23,12 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := files[0]
-	text, err := os.ReadFile(name)
+	text, err := readWhole(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "chatls parse: %v\n", err)
 		return 2
 	}
-	doc := chatdoc.ParseOnce(string(text))
+	doc := chatdoc.ParseOnce(bytesAsString(text)) // the bytes are never written: no copy
 	out, err := chatdoc.ParseJSON(doc, documentDiagnostics(doc, name))
 	if err != nil {
 		fmt.Fprintf(stderr, "chatls parse: %v\n", err)
