@@ -52,6 +52,14 @@ eq('counts', doc.counts(lines), { pending = 2, approved = 1 })
 eq('header text in a result fence is content', doc.tool_id_at(lines, 18), 'toolu_2')
 eq('legacy dialect counted', doc.counts({ '**Tool Result:** `a`', '```flemma:pending', '```' }), { pending = 1, approved = 0 })
 eq('finished result not counted', doc.counts({ '**Tool Result:** `a`', '', '```', 'ok', '```' }), { pending = 0, approved = 0 })
+eq('pending calls, with their names', doc.pending(lines), {
+  { id = 'toolu_1', name = 'bash', header = 11, opener = 13 },
+  { id = 'toolu_3', header = 20, opener = 21 },
+})
+eq('nearest pending below the cursor', doc.nearest_pending(lines, 0).id, 'toolu_1')
+eq('nearest pending above the cursor', doc.nearest_pending(lines, 22).id, 'toolu_3')
+eq('a tie goes to the call above', doc.nearest_pending(lines, 15.5).id, 'toolu_1')
+eq('no pending call', doc.nearest_pending({ '@You:', 'hi' }, 0), nil)
 
 io.stdout:write(('nvim-doc: %d passed, %d failed\n'):format(passed, failed))
 vim.cmd(failed == 0 and 'qa!' or 'cq!')

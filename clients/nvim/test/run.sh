@@ -6,7 +6,8 @@ BIN=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 PLUGIN=$(dirname "$HERE")
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/chatls-nvim.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+trap 'conversation_stop; rm -rf "$SCRATCH"' EXIT
+conversation_stop() { :; }
 
 # A workspace of its own, and XDG dirs so the user's config and journal are
 # neither read nor written.
@@ -27,5 +28,20 @@ if [ "$status" != 0 ]; then
   [ "$status" = 124 ] && echo "nvim: timed out after 60 s"
   echo "--- server log (last 40 lines):"
   tail -n 40 "$SCRATCH/chatls.log" 2>/dev/null || true
+  exit "$status"
+fi
+
+# Whole conversations (conversation.lua): a workspace and providers of
+# their own, the script provider and a local Anthropic stand-in.
+mkdir -p "$SCRATCH/conv/ws" "$SCRATCH/conv/state" "$SCRATCH/conv/data"
+. "$PLUGIN/../testdata/conversation-env.sh" "$SCRATCH/conv"
+cd "$SCRATCH/conv/ws"
+CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/conv/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$SCRATCH/conv/chatls.log \
+  XDG_CONFIG_HOME=$SCRATCH/conv/config XDG_STATE_HOME=$SCRATCH/conv/state XDG_DATA_HOME=$SCRATCH/conv/data \
+  timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/conversation.lua" </dev/null || status=$?
+if [ "$status" != 0 ]; then
+  [ "$status" = 124 ] && echo "nvim conversation: timed out after 300 s"
+  echo "--- server log (last 60 lines):"
+  tail -n 60 "$SCRATCH/conv/chatls.log" 2>/dev/null || true
 fi
 exit "$status"

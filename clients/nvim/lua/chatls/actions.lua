@@ -116,7 +116,9 @@ M.run = per_call('chatls.run') -- <M-CR>
 function M.cancel(bufnr)
   with_client(bufnr, function(client, b)
     local id = doc.tool_id_at(lines(b), cursor_row())
-    M.execute(client, b, 'chatls.cancel', { uri = vim.uri_from_bufnr(b), id = id })
+    M.execute(client, b, 'chatls.cancel', { uri = vim.uri_from_bufnr(b), id = id }, function()
+      notify(id and ('cancelled ' .. id) or 'stopped the answer')
+    end)
   end)
 end
 -- format = markdown: we show the answer's document, so no message with it.
@@ -164,11 +166,36 @@ local function code_action_range(bufnr, id)
   return { start = pos, ['end'] = pos }
 end
 
+-- target returns the call an approve/reject key acts on: the call under the
+-- cursor when it waits for approval, else the nearest one that does (saying
+-- which, since it is not where the cursor is), else the call under the
+-- cursor (the server then says why there is nothing to do).
+function M.target(bufnr, verb)
+  local ls = lines(bufnr)
+  local row = cursor_row()
+  local id = doc.tool_id_at(ls, row)
+  local ph = id and doc.placeholder(ls, id)
+  if ph and ph.status == 'pending' then
+    return id
+  end
+  local p = doc.nearest_pending(ls, row)
+  if p then
+    if verb then
+      notify(('%s %s %s (line %d)'):format(verb, p.name or 'call', p.id, p.header + 1))
+    end
+    return p.id
+  end
+  if not id then
+    notify('no call waits for approval', vim.log.levels.WARN)
+  end
+  return id
+end
+
 -- code_action applies the first action whose title matches pattern (a Lua
--- pattern) and does not match except.
-function M.code_action(pattern, except, bufnr)
+-- pattern) and does not match except, for the call M.target picks.
+function M.code_action(pattern, except, bufnr, verb)
   with_client(bufnr, function(client, b)
-    local id = M.tool_id(b)
+    local id = M.target(b, verb)
     if not id then
       return
     end
@@ -192,15 +219,42 @@ function M.code_action(pattern, except, bufnr)
 end
 
 function M.approve(bufnr)
-  M.code_action('^Approve ', '^Approve all ', bufnr)
+  M.code_action('^Approve ', '^Approve all ', bufnr, 'approving')
 end
 
 function M.reject(bufnr)
-  M.code_action('^Reject ', '^Reject all ', bufnr)
+  M.code_action('^Reject ', '^Reject all ', bufnr, 'rejecting')
 end
 
 function M.approve_all(bufnr)
   M.code_action('^Approve all ', nil, bufnr)
 end
+
+-- jump moves the cursor to the fence line of the next (step 1) or previous
+-- (step -1) call that waits for approval, wrapping around the buffer.
+local function jump(step)
+  return function(bufnr)
+    bufnr = bufnr or vim.api.nvim_get_current_buf()
+    local all = doc.pending(lines(bufnr))
+    if #all == 0 then
+      return notify('no call waits for approval', vim.log.levels.WARN)
+    end
+    local row = cursor_row()
+    local first, last = all[1], all[#all]
+    local pick = step > 0 and first or last
+    for i = 1, #all do
+      local p = step > 0 and all[i] or all[#all + 1 - i]
+      local at = p.opener or p.header
+      if (step > 0 and at > row) or (step < 0 and at < row) then
+        pick = p
+        break
+      end
+    end
+    vim.api.nvim_win_set_cursor(0, { (pick.opener or pick.header) + 1, 0 })
+  end
+end
+
+M.next_pending = jump(1) -- ]p
+M.prev_pending = jump(-1) -- [p
 
 return M

@@ -116,6 +116,52 @@ function M.placeholder(lines, id)
   return found or (header and header.opener and header) or nil
 end
 
+-- pending returns the calls whose placeholder waits for approval, in
+-- buffer order: { {id=, name=, header=, opener=}, ... } (0-based rows; name
+-- from the call's **Tool Use:** header, nil when it has none).
+function M.pending(lines)
+  local names, out = {}, {}
+  local header -- {id=, row=, status=} of a result header waiting for its fence
+  each_line(lines, function(row, line, in_fence)
+    if in_fence then
+      return
+    end
+    local name, uid = use_header(line)
+    if uid then
+      names[uid] = name
+    end
+    local rid, suffix = result_header(line)
+    if rid then
+      header = { id = rid, row = row, status = suffix_status(suffix) }
+      return
+    end
+    if header and not line:match('^%s*$') then
+      local _, info = fence_opener(line)
+      if (header.status or (info and fence_status(info))) == 'pending' then
+        out[#out + 1] = { id = header.id, header = header.row, opener = info and row or nil }
+      end
+      header = nil
+    end
+  end)
+  for _, p in ipairs(out) do
+    p.name = names[p.id]
+  end
+  return out
+end
+
+-- nearest_pending returns the pending call closest to row (a call above
+-- wins a tie), or nil when none waits.
+function M.nearest_pending(lines, row)
+  local best, dist
+  for _, p in ipairs(M.pending(lines)) do
+    local d = math.abs(p.header - row)
+    if not best or d < dist then
+      best, dist = p, d
+    end
+  end
+  return best
+end
+
 -- counts returns the number of placeholders by status, e.g. {pending=1}.
 -- An `approved` placeholder is one that is queued or running.
 function M.counts(lines)

@@ -25,6 +25,8 @@ M.defaults = {
     approve_all = '<LocalLeader>Y',
     cancel = '<LocalLeader>c',
     explain = '<LocalLeader>e',
+    next_pending = ']p', -- the next call that waits for approval
+    prev_pending = '[p',
   },
   on_attach = nil, -- function(client, bufnr) called after ours
 }
@@ -34,11 +36,13 @@ M.options = nil
 local KEY_DOCS = {
   advance = 'chatls: next step (categorize, run approved, or ready to send)',
   run = 'chatls: run the tool call under the cursor',
-  approve = 'chatls: approve the tool call under the cursor',
-  reject = 'chatls: reject the tool call under the cursor',
+  approve = 'chatls: approve the call under the cursor, else the nearest pending one',
+  reject = 'chatls: reject the call under the cursor, else the nearest pending one',
   approve_all = 'chatls: approve all pending calls',
   cancel = 'chatls: cancel the tool under the cursor, or the answer being written',
   explain = 'chatls: explain the policy decision for the call under the cursor',
+  next_pending = 'chatls: go to the next call that waits for approval',
+  prev_pending = 'chatls: go to the previous call that waits for approval',
 }
 
 local function set_keys(bufnr)
@@ -86,7 +90,8 @@ local function key_names()
   local out = {}
   for name, lhs in pairs(M.options.keys or {}) do
     if lhs then
-      out[name == 'approve_all' and 'approveAll' or name] = (lhs:gsub('<LocalLeader>', leader))
+      local key = ({ approve_all = 'approveAll', next_pending = 'nextPending', prev_pending = 'prevPending' })[name] or name
+      out[key] = (lhs:gsub('<LocalLeader>', leader))
     end
   end
   return out
@@ -129,6 +134,8 @@ local COMMANDS = {
   ChatlsCancel = 'cancel',
   ChatlsExplain = 'explain',
   ChatlsTools = 'list_tools',
+  ChatlsNextPending = 'next_pending',
+  ChatlsPrevPending = 'prev_pending',
 }
 
 function M.setup(opts)
