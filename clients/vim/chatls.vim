@@ -41,7 +41,8 @@ function! s:KeyNames() abort
     return {}
   endif
   let l:ll = get(g:, 'maplocalleader', '\')
-  return {'advance': '<C-]>', 'approve': l:ll . 'y', 'reject': l:ll . 'n', 'approveAll': l:ll . 'Y', 'run': l:ll . 'r'}
+  return {'advance': '<C-]>', 'approve': l:ll . 'y', 'reject': l:ll . 'n', 'approveAll': l:ll . 'Y', 'run': l:ll . 'r',
+  \ 'cancel': l:ll . 'c', 'nextPending': ']p', 'prevPending': '[p'}
 endfunction
 
 function! s:InitOptions(buffer) abort
@@ -144,6 +145,78 @@ function! s:GoToPlaceholder(id) abort
   endif
 endfunction
 
+" The calls that wait for approval, in buffer order: a list of
+" {'id', 'name', 'header', 'opener'} (line numbers), fence-aware.
+function! ChatlsPendingCalls() abort
+  let l:out = []
+  let l:names = {}
+  let l:open = 0
+  let l:header = {}
+  let l:lnum = 0
+  for l:line in getline(1, '$')
+    let l:lnum += 1
+    if l:open
+      let l:m = matchlist(l:line, '^\(`\{3,}\)\s*$')
+      if !empty(l:m) && len(l:m[1]) >= l:open
+        let l:open = 0
+      endif
+      continue
+    endif
+    let l:m = matchlist(l:line, '^\*\*Tool Use:\*\*\s*`\([^`]\+\)`\s*(`\([^`]\+\)`)')
+    if !empty(l:m)
+      let l:names[l:m[2]] = l:m[1]
+    endif
+    let l:m = matchlist(l:line, '^\*\*Tool Result:\*\*\s*`\([^`]\+\)`\s*\(.*\)$')
+    if !empty(l:m)
+      let l:header = {'id': l:m[1], 'header': l:lnum, 'pending': l:m[2] =~# '^(\(status=\)\?pending'}
+    elseif !empty(l:header) && l:line !~# '^\s*$'
+      if l:header.pending || l:line =~# '^```\+flemma:\(tool.*status=pending\|pending\)'
+        call add(l:out, {'id': l:header.id, 'header': l:header.header, 'opener': l:line =~# '^```' ? l:lnum : 0})
+      endif
+      let l:header = {}
+    endif
+    let l:m = matchlist(l:line, '^\(`\{3,}\)[^`]*$')
+    if !empty(l:m)
+      let l:open = len(l:m[1])
+    endif
+  endfor
+  for l:p in l:out
+    let l:p.name = get(l:names, l:p.id, 'call')
+  endfor
+  return l:out
+endfunction
+
+" The pending call closest to the cursor (one above wins a tie), or {}.
+function! s:NearestPending() abort
+  let l:best = {}
+  for l:p in ChatlsPendingCalls()
+    if empty(l:best) || abs(l:p.header - line('.')) < abs(l:best.header - line('.'))
+      let l:best = l:p
+    endif
+  endfor
+  return l:best
+endfunction
+
+" Moves to the fence line of the next (1) or previous (-1) pending call,
+" wrapping around.
+function! ChatlsJumpPending(step) abort
+  let l:all = ChatlsPendingCalls()
+  if empty(l:all)
+    echomsg 'chatls: no call waits for approval'
+    return
+  endif
+  let l:list = a:step > 0 ? l:all : reverse(copy(l:all))
+  let l:pick = l:list[0]
+  for l:p in l:list
+    let l:at = l:p.opener ? l:p.opener : l:p.header
+    if (a:step > 0 && l:at > line('.')) || (a:step < 0 && l:at < line('.'))
+      let l:pick = l:p
+      break
+    endif
+  endfor
+  call cursor(l:pick.opener ? l:pick.opener : l:pick.header, 1)
+endfunction
+
 " --- Commands -------------------------------------------------------------
 
 function! s:Send(command, args, ...) abort
@@ -208,17 +281,38 @@ function! s:PickAction(pattern, except, data, items) abort
   echomsg 'chatls: no such action here'
 endfunction
 
-function! ChatlsAction(pattern, except) abort
+" The call under the cursor when it waits for approval, else the nearest
+" one that does (saying which: it is not where the cursor is); ALE asks
+" for the actions at the cursor, so the cursor goes there for the request
+" and comes back.
+function! ChatlsAction(pattern, except, ...) abort
+  let l:verb = a:0 ? a:1 : ''
   let l:id = ChatlsToolId()
-  if !empty(l:id)
-    call s:GoToPlaceholder(l:id)
+  let l:pending = ChatlsPendingCalls()
+  let l:view = winsaveview()
+  if empty(l:id) || empty(filter(copy(l:pending), 'v:val.id is# l:id'))
+    let l:near = s:NearestPending()
+    if !empty(l:near)
+      let l:id = l:near.id
+      if !empty(l:verb)
+        echomsg printf('chatls: %s %s %s (line %d)', l:verb, l:near.name, l:near.id, l:near.header)
+      endif
+      call cursor(l:near.header, 1)
+    elseif empty(l:id)
+      echomsg 'chatls: no call waits for approval'
+      return
+    endif
   endif
+  call s:GoToPlaceholder(l:id)
   call ale#codefix#Execute(0, function('s:PickAction', [a:pattern, a:except]))
+  call winrestview(l:view)
 endfunction
 
 command! ChatlsAdvance call ChatlsAdvance()
-command! ChatlsApprove call ChatlsAction('^Approve ', '^Approve all ')
-command! ChatlsReject call ChatlsAction('^Reject ', '^Reject all ')
+command! ChatlsApprove call ChatlsAction('^Approve ', '^Approve all ', 'approving')
+command! ChatlsReject call ChatlsAction('^Reject ', '^Reject all ', 'rejecting')
+command! ChatlsNextPending call ChatlsJumpPending(1)
+command! ChatlsPrevPending call ChatlsJumpPending(-1)
 command! ChatlsApproveAll call ChatlsAction('^Approve all ', '')
 command! ChatlsRun call s:PerCall('chatls.run')
 command! ChatlsCancel call ChatlsCancel()
@@ -227,7 +321,17 @@ command! ChatlsCancel call ChatlsCancel()
 " answer being written (what arrived stays).
 function! ChatlsCancel() abort
   let l:id = ChatlsToolId()
-  call s:Send('chatls.cancel', empty(l:id) ? {'uri': s:Uri()} : {'uri': s:Uri(), 'id': l:id})
+  call s:Send('chatls.cancel', empty(l:id) ? {'uri': s:Uri()} : {'uri': s:Uri(), 'id': l:id},
+  \ function('s:Cancelled', [l:id]))
+endfunction
+
+function! s:Cancelled(id, response) abort
+  if has_key(a:response, 'error')
+    echomsg 'chatls: ' . get(a:response.error, 'message', 'cancel failed')
+  else
+    let g:chatls_last_cancel = reltime()
+    echomsg empty(a:id) ? 'chatls: stopped the answer' : 'chatls: cancelled ' . a:id
+  endif
 endfunction
 
 if !get(g:, 'chatls_no_maps', 0)
@@ -238,6 +342,9 @@ if !get(g:, 'chatls_no_maps', 0)
     autocmd FileType chat nnoremap <buffer> <LocalLeader>n :ChatlsReject<CR>
     autocmd FileType chat nnoremap <buffer> <LocalLeader>Y :ChatlsApproveAll<CR>
     autocmd FileType chat nnoremap <buffer> <LocalLeader>r :ChatlsRun<CR>
+    autocmd FileType chat nnoremap <buffer> <LocalLeader>c :ChatlsCancel<CR>
+    autocmd FileType chat nnoremap <buffer> <silent> ]p :ChatlsNextPending<CR>
+    autocmd FileType chat nnoremap <buffer> <silent> [p :ChatlsPrevPending<CR>
     autocmd FileType chat nnoremap <buffer> <LocalLeader>a :ALECodeAction<CR>
   augroup END
 endif
