@@ -21,6 +21,9 @@
 ;;   C-c C-k  reject call at point           M-RET    run call at point
 ;;   C-c C-s  cancel the running call        C-c C-e  explain the decision
 ;;   C-c M-a  approve all pending            C-c C-t  list tools
+;;   C-c C-n  next pending call              C-c C-p  previous pending call
+;; Approve and reject act on the call at point when it waits for approval,
+;; else on the nearest one that does (the echo area says which).
 
 ;;; Code:
 
@@ -48,6 +51,17 @@
 (defvar eglot-confirm-server-edits)
 (defvar lsp-language-id-configuration)
 (defvar lsp-mode)
+(defvar native-comp-async-report-warnings-errors)
+(declare-function jsonrpc-async-request "jsonrpc")
+(declare-function lsp-request-async "lsp-mode")
+
+;; Emacs 28+ with native compilation compiles eglot, jsonrpc and this file
+;; in the background on first use and pops up a *Warnings* window for the
+;; compiler's warnings, which are no concern of a user's.  Keep them in the
+;; log only -- unless the user chose a setting of their own.
+(when (and (boundp 'native-comp-async-report-warnings-errors)
+           (eq native-comp-async-report-warnings-errors t))
+  (setq native-comp-async-report-warnings-errors 'silent))
 
 (defgroup chatls nil
   "Approve and run the tool calls in .chat conversations."
@@ -180,6 +194,62 @@ non-nil stops the scan."
               (setq header nil)))))
     (cons pending approved)))
 
+(defun chatls-pending-calls ()
+  "The calls that wait for approval, in buffer order.
+Each is a plist (:id ID :name NAME :header POS :opener POS :line N):
+POS of its **Tool Result:** header and of its fence line, N the
+header's line number."
+  (let (names out header)
+    (chatls--scan
+     (lambda (bol line in-fence)
+       (cond (in-fence nil)
+             ((string-match chatls--use-re line)
+              (push (cons (match-string 2 line) (match-string 1 line)) names) nil)
+             ((string-match (concat chatls--result-re "[ \t]*\\(.*\\)") line)
+              (setq header (list :id (match-string 1 line) :header bol
+                                 :suffix (match-string 2 line)))
+              nil)
+             ((and header (not (string-blank-p line)))
+              (when (string-match-p "(\\(?:status=\\)?pending\\b\\|status=pending\\|flemma:pending"
+                                    (concat (plist-get header :suffix) " " line))
+                (push (list :id (plist-get header :id) :header (plist-get header :header)
+                            :opener (and (string-prefix-p "```" line) bol))
+                      out))
+              (setq header nil)))))
+    (mapcar (lambda (p)
+              (append p (list :name (or (cdr (assoc (plist-get p :id) names)) "call")
+                              :line (line-number-at-pos (plist-get p :header)))))
+            (nreverse out))))
+
+(defun chatls--nearest-pending ()
+  "The pending call closest to point (one above wins a tie), or nil."
+  (let ((here (line-number-at-pos)) best)
+    (dolist (p (chatls-pending-calls) best)
+      (when (or (null best) (< (abs (- (plist-get p :line) here))
+                               (abs (- (plist-get best :line) here))))
+        (setq best p)))))
+
+(defun chatls--jump-pending (step)
+  "Move to the fence line of the next (STEP 1) or previous (-1) pending call."
+  (let* ((all (chatls-pending-calls))
+         (list (if (> step 0) all (reverse all)))
+         (here (line-beginning-position))
+         (at (lambda (p) (or (plist-get p :opener) (plist-get p :header)))))
+    (unless all (user-error "chatls: no call waits for approval"))
+    (goto-char (funcall at (or (cl-find-if (lambda (p) (if (> step 0) (> (funcall at p) here) (< (funcall at p) here)))
+                                           list)
+                               (car list))))))
+
+(defun chatls-next-pending ()
+  "Go to the next call that waits for approval (wrapping around)."
+  (interactive)
+  (chatls--jump-pending 1))
+
+(defun chatls-previous-pending ()
+  "Go to the previous call that waits for approval (wrapping around)."
+  (interactive)
+  (chatls--jump-pending -1))
+
 ;;;; Talking to the server through eglot or lsp-mode
 
 (defun chatls--uri ()
@@ -230,7 +300,21 @@ Asked at point when point is in ID's result block, else at its placeholder."
                       (setq pos bol))))
     (or pos (point-max))))
 
+(defmacro chatls--quietly (&rest body)
+  "Run BODY without eglot's \"Edit successful!\" after each edit.
+chatls edits the buffer many times a second while an answer streams;
+the mode line says what happens."
+  `(cl-letf* ((orig (symbol-function 'eglot--message))
+              ((symbol-function 'eglot--message)
+               (lambda (format &rest args)
+                 (unless (equal format "Edit successful!") (apply orig format args)))))
+     ,@body))
+
 (defun chatls--apply-action (action)
+  "Apply the code ACTION: its edit, then its command."
+  (chatls--quietly (chatls--apply-action-1 action)))
+
+(defun chatls--apply-action-1 (action)
   "Apply the code ACTION: its edit, then its command."
   (cond ((and (chatls--eglot-p) (fboundp 'eglot-execute))
          (eglot-execute (eglot--current-server-or-lose) action))
@@ -243,14 +327,36 @@ Asked at point when point is in ID's result block, else at its placeholder."
                                     :arguments (or (chatls--get cmd "arguments") []))))))
         (t (lsp-execute-code-action action))))
 
-(defun chatls--act (regexp &optional except)
-  "Apply the first code action of the call at point whose title matches REGEXP."
-  (let* ((id (chatls--call-id))
+(defun chatls--target (verb)
+  "The call an approve or reject acts on, as (ID . POS).
+The call at point when it waits for approval, else the nearest one that
+does (the echo area says which, with VERB), else the call at point.
+POS is where to ask for its actions (nil: at point)."
+  (let* ((id (chatls-tool-id-at-point))
+         (pending (chatls-pending-calls)))
+    (if (and id (cl-find id pending :key (lambda (p) (plist-get p :id)) :test #'equal))
+        (cons id nil)
+      (let ((near (chatls--nearest-pending)))
+        (cond (near
+               (when verb
+                 (message "chatls: %s %s %s (line %d)" verb (plist-get near :name)
+                          (plist-get near :id) (plist-get near :line)))
+               (cons (plist-get near :id) (or (plist-get near :opener) (plist-get near :header))))
+              (id (cons id nil))
+              (t (user-error "chatls: no call waits for approval")))))))
+
+(defun chatls--act (regexp &optional except verb)
+  "Apply the first code action whose title matches REGEXP (not EXCEPT).
+For the call `chatls--target' picks; VERB says what is done."
+  (let* ((target (chatls--target verb))
+         (id (car target))
          (action (cl-find-if (lambda (a)
                                (let ((title (chatls--get a "title")))
                                  (and (string-match-p regexp title)
                                       (not (and except (string-match-p except title))))))
-                             (chatls--actions-here id))))
+                             (save-excursion
+                               (when (cdr target) (goto-char (cdr target)))
+                               (chatls--actions-here id)))))
     (unless action (user-error "chatls: no such action for %s here" id))
     (chatls--apply-action action)
     (chatls--get action "title")))
@@ -276,14 +382,14 @@ which the server pushes once the step's edits have landed."
     r))
 
 (defun chatls-approve ()
-  "Approve the tool call at point (the server's Approve code action)."
+  "Approve the call at point, else the nearest pending one (Approve code action)."
   (interactive)
-  (chatls--act "\\`Approve " "\\`Approve all "))
+  (chatls--act "\\`Approve " "\\`Approve all " "approving"))
 
 (defun chatls-reject ()
-  "Reject the tool call at point (the server's Reject code action)."
+  "Reject the call at point, else the nearest pending one (Reject code action)."
   (interactive)
-  (chatls--act "\\`Reject " "\\`Reject all "))
+  (chatls--act "\\`Reject " "\\`Reject all " "rejecting"))
 
 (defun chatls-approve-all ()
   "Approve every pending call (the server's Approve all code action)."
@@ -295,12 +401,31 @@ which the server pushes once the step's edits have landed."
   (interactive)
   (chatls--command "chatls.run" (list :uri (chatls--uri) :id (chatls--call-id))))
 
+(defvar chatls--last-cancel nil
+  "When the server last answered a cancel (`float-time'), for tests.")
+
 (defun chatls-cancel ()
   "Stop the tool at point, or, outside a tool call, the answer being written.
 Both go through chatls.cancel; a stopped answer keeps what arrived."
   (interactive)
-  (let ((id (chatls-tool-id-at-point)))
-    (chatls--command "chatls.cancel" (if id (list :uri (chatls--uri) :id id) (list :uri (chatls--uri))))))
+  (let* ((id (chatls-tool-id-at-point))
+         (params (list :command "chatls.cancel"
+                       :arguments (vector (if id (list :uri (chatls--uri) :id id) (list :uri (chatls--uri))))))
+         (done (lambda (&rest _)
+                 (setq chatls--last-cancel (float-time))
+                 (message "chatls: %s" (if id (concat "cancelled " id) "stopped the answer"))))
+         (failed (lambda (err) (message "chatls: cancel failed: %s" (or (chatls--get err "message") err)))))
+    ;; Asynchronous: Emacs stays responsive whatever the server does, and
+    ;; the answer's last edits land while the request is out.
+    (cond ((chatls--eglot-p)
+           (eglot--signal-textDocument/didChange)
+           (jsonrpc-async-request (eglot--current-server-or-lose) :workspace/executeCommand params
+                                  :success-fn done
+                                  :error-fn (lambda (e) (funcall failed (plist-get e :message)))))
+          ((bound-and-true-p lsp-mode)
+           (lsp-request-async "workspace/executeCommand" params done
+                              :error-handler (lambda (e) (funcall failed e))))
+          (t (user-error "chatls: no language server in this buffer (M-x eglot or M-x lsp)")))))
 
 (defun chatls--show (title result)
   "Show the server's markdown document in RESULT in the buffer *chatls TITLE*."
@@ -346,7 +471,8 @@ or the buffer's own count before the server's first word."
 
 (defconst chatls--key-names
   '(:advance "C-c C-c" :approve "C-c C-a" :reject "C-c C-k" :approveAll "C-c M-a"
-    :run "M-RET" :cancel "C-c C-s" :explain "C-c C-e")
+    :run "M-RET" :cancel "C-c C-s" :explain "C-c C-e"
+    :nextPending "C-c C-n" :prevPending "C-c C-p")
   "The keys of `chatls-mode-map', as the server's messages name them.")
 
 (defun chatls--init-options ()
@@ -387,6 +513,8 @@ instead of an error from a post-command hook."
     (define-key map (kbd "C-c C-e") #'chatls-explain)
     (define-key map (kbd "C-c C-t") #'chatls-list-tools)
     (define-key map (kbd "C-c C-h") #'eldoc-doc-buffer)
+    (define-key map (kbd "C-c C-n") #'chatls-next-pending)
+    (define-key map (kbd "C-c C-p") #'chatls-previous-pending)
     map)
   "Keymap for `chatls-mode'.")
 
@@ -430,7 +558,7 @@ instead of an error from a post-command hook."
       ((_server chatls-eglot-server) (_method (eql workspace/applyEdit)) &rest _)
       (let ((eglot-confirm-server-initiated-edits (and chatls-confirm-server-edits 'confirm))
             (eglot-confirm-server-edits (and chatls-confirm-server-edits t)))
-        (cl-call-next-method)))
+        (chatls--quietly (cl-call-next-method))))
 
     ;; workspace/configuration for section "chatls" answers `chatls-settings'
     ;; when set; otherwise eglot's own `eglot-workspace-configuration' applies.

@@ -6,7 +6,8 @@ BIN=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 EL=$(dirname "$HERE")/chatls.el
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/chatls-emacs.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+trap 'conversation_stop; rm -rf "$SCRATCH"' EXIT
+conversation_stop() { :; }
 mkdir -p "$SCRATCH/ws" "$SCRATCH/config" "$SCRATCH/state" "$SCRATCH/home"
 cp "$HERE/../../testdata/approve-echo.chat" "$SCRATCH/ws/"
 # The server's user config: an offline scripted model (SPEC §7 "script"), so
@@ -34,5 +35,21 @@ else
   [ "$status" = 124 ] && echo "emacs: timed out after 60 s"
   echo "--- server log (last 40 lines):"
   tail -n 40 "$SCRATCH/chatls.log" 2>/dev/null || true
+  exit "$status"
+fi
+
+# Whole conversations (conversation-test.el), with providers of their own.
+mkdir -p "$SCRATCH/conv/ws" "$SCRATCH/conv/state" "$SCRATCH/conv/home"
+. "$HERE/../../testdata/conversation-env.sh" "$SCRATCH/conv"
+HOME=$SCRATCH/conv/home CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/conv/ws CHATLS_EL=$EL CHATLS_LOG=$SCRATCH/conv/chatls.log \
+  XDG_CONFIG_HOME=$SCRATCH/conv/config XDG_STATE_HOME=$SCRATCH/conv/state \
+  timeout 600 emacs --batch -l "$HERE/conversation-test.el" </dev/null >"$SCRATCH/conv/emacs.out" 2>&1 || status=$?
+if [ "$status" = 0 ]; then
+  grep -E '^(PASS|FAIL|emacs conversation:)' "$SCRATCH/conv/emacs.out"
+else
+  grep -v -e '^Loading' -e '^\[eglot\]' -e '^\[jsonrpc\]' "$SCRATCH/conv/emacs.out" | grep -v '^chatls: ' | head -400
+  [ "$status" = 124 ] && echo "emacs conversation: timed out after 600 s"
+  echo "--- server log (last 60 lines):"
+  tail -n 60 "$SCRATCH/conv/chatls.log" 2>/dev/null || true
 fi
 exit "$status"
