@@ -60,7 +60,7 @@ BIN=$TMP/chatls
 VSC=$CLIENTS/vscode
 
 node_protocol() {
-  (cd "$VSC" && node esbuild.mjs && CHATLS_BIN=$BIN node --test test/chatdoc.test.js test/protocol.test.js)
+  (cd "$VSC" && node esbuild.mjs && CHATLS_BIN=$BIN node --test test/chatdoc.test.js test/protocol.test.js test/conversation.test.js)
 }
 
 nvim_tests() {

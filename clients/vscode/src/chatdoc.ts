@@ -134,3 +134,44 @@ export function counts(lines: string[]): Counts {
   });
   return c;
 }
+
+export interface PendingCall {
+  id: string;
+  name?: string; // from the call's **Tool Use:** header
+  header: number; // 0-based rows
+  opener?: number;
+}
+
+/** The calls whose placeholder waits for approval, in document order. */
+export function pending(lines: string[]): PendingCall[] {
+  const names = new Map<string, string>();
+  const out: PendingCall[] = [];
+  let header: { id: string; row: number; status?: string } | undefined;
+  eachLine(lines, (row, line, inFence) => {
+    if (inFence) return;
+    const use = USE_HEADER.exec(line);
+    if (use) names.set(use[2], use[1]);
+    const m = RESULT_HEADER.exec(line);
+    if (m) {
+      header = { id: m[1], row, status: suffixStatus(m[2]) };
+      return;
+    }
+    if (header && line.trim() !== '') {
+      const o = fenceOpener(line);
+      if ((header.status ?? (o ? fenceStatus(o.info) : undefined)) === 'pending') {
+        out.push({ id: header.id, header: header.row, opener: o ? row : undefined });
+      }
+      header = undefined;
+    }
+  });
+  return out.map((p) => ({ ...p, name: names.get(p.id) }));
+}
+
+/** The pending call closest to row (one above wins a tie), if any. */
+export function nearestPending(lines: string[], row: number): PendingCall | undefined {
+  let best: PendingCall | undefined;
+  for (const p of pending(lines)) {
+    if (!best || Math.abs(p.header - row) < Math.abs(best.header - row)) best = p;
+  }
+  return best;
+}

@@ -8,7 +8,7 @@
 // action is the authority on what that edit is for each placeholder dialect.
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
-import { placeholder, splitLines, toolIdAt } from './chatdoc';
+import { nearestPending, pending, placeholder, splitLines, toolIdAt } from './chatdoc';
 
 export interface AdvanceResult {
   phase?: string;
@@ -55,9 +55,45 @@ function actionRange(e: vscode.TextEditor, id: string): vscode.Range {
   return new vscode.Range(row, 0, row, 0);
 }
 
-async function applyAction(pattern: RegExp, except?: RegExp): Promise<boolean> {
+// target is the call approve/reject act on: the call at the cursor when it
+// waits for approval, else the nearest one that does (the status bar says
+// which: it is not where the cursor is), else the call at the cursor.
+function target(e: vscode.TextEditor, verb?: string): string | undefined {
+  const lines = splitLines(e.document.getText());
+  const row = e.selection.active.line;
+  const id = toolIdAt(lines, row);
+  if (id && placeholder(lines, id)?.status === 'pending') return id;
+  const near = nearestPending(lines, row);
+  if (near) {
+    if (verb) vscode.window.setStatusBarMessage(`chatls: ${verb} ${near.name ?? 'call'} ${near.id} (line ${near.header + 1})`, 4000);
+    return near.id;
+  }
+  if (!id) vscode.window.showWarningMessage('chatls: no call waits for approval');
+  return id;
+}
+
+// jumpPending moves the cursor to the fence line of the next (1) or
+// previous (-1) call that waits for approval, wrapping around.
+function jumpPending(step: 1 | -1): void {
   const e = chatEditor();
-  const id = e && toolAtCursor(e);
+  if (!e) return;
+  const all = pending(splitLines(e.document.getText()));
+  if (all.length === 0) {
+    vscode.window.setStatusBarMessage('chatls: no call waits for approval', 4000);
+    return;
+  }
+  const row = e.selection.active.line;
+  const list = step > 0 ? all : [...all].reverse();
+  const at = (p: { header: number; opener?: number }) => p.opener ?? p.header;
+  const pick = list.find((p) => (step > 0 ? at(p) > row : at(p) < row)) ?? list[0];
+  const pos = new vscode.Position(at(pick), 0);
+  e.selection = new vscode.Selection(pos, pos);
+  e.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+async function applyAction(pattern: RegExp, except?: RegExp, verb?: string): Promise<boolean> {
+  const e = chatEditor();
+  const id = e && target(e, verb);
   if (!e || !id) return false;
   const actions =
     (await vscode.commands.executeCommand<vscode.CodeAction[]>(
@@ -117,7 +153,9 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
       const e = chatEditor();
       if (!e) return;
       const id = toolIdAt(splitLines(e.document.getText()), e.selection.active.line);
-      return server('chatls.cancel', id ? { uri: e.document.uri.toString(), id } : { uri: e.document.uri.toString() });
+      const r = await server('chatls.cancel', id ? { uri: e.document.uri.toString(), id } : { uri: e.document.uri.toString() });
+      vscode.window.setStatusBarMessage(id ? `chatls: cancelled ${id}` : 'chatls: stopped the answer', 4000);
+      return r;
     },
     'chatls.client.explainAtCursor': async () => {
       // format markdown: we show the answer's document, so no message with it.
@@ -125,8 +163,10 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
       await show('explain.md', r);
       return r;
     },
-    'chatls.client.approveAtCursor': () => applyAction(/^Approve /, /^Approve all /),
-    'chatls.client.rejectAtCursor': () => applyAction(/^Reject /, /^Reject all /),
+    'chatls.client.approveAtCursor': () => applyAction(/^Approve /, /^Approve all /, 'approving'),
+    'chatls.client.rejectAtCursor': () => applyAction(/^Reject /, /^Reject all /, 'rejecting'),
+    'chatls.client.nextPending': () => jumpPending(1),
+    'chatls.client.previousPending': () => jumpPending(-1),
     'chatls.client.listTools': async () => {
       const e = vscode.window.activeTextEditor;
       const uri = e?.document.languageId === 'chat' ? { uri: e.document.uri.toString() } : {};

@@ -13,6 +13,8 @@ const ACTIONS: Record<string, string> = {
   'chatls.client.runAtCursor': 'run',
   'chatls.client.cancelAtCursor': 'cancel',
   'chatls.client.explainAtCursor': 'explain',
+  'chatls.client.nextPending': 'nextPending',
+  'chatls.client.previousPending': 'prevPending',
 };
 
 interface KeyBinding {

@@ -1,7 +1,7 @@
 // Unit test of src/chatdoc.ts (bundled to dist/chatdoc.js by esbuild.mjs).
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { toolIdAt, placeholder, counts, splitLines } = require('../dist/chatdoc.js');
+const { toolIdAt, placeholder, counts, splitLines, pending, nearestPending } = require('../dist/chatdoc.js');
 
 const doc = splitLines(
   [
@@ -50,4 +50,14 @@ test('counts', () => {
   assert.deepEqual(counts(doc), { pending: 2, approved: 1 });
   assert.deepEqual(counts(['**Tool Result:** `a` (reject)', '```', '```']), { pending: 0, approved: 0 });
   assert.deepEqual(counts(['**Tool Result:** `a`', '', '```', 'ok', '```']), { pending: 0, approved: 0 });
+});
+
+test('pending and nearestPending', () => {
+  assert.deepEqual(pending(doc), [
+    { id: 'toolu_1', name: 'bash', header: 11, opener: 13 },
+    { id: 'toolu_3', name: undefined, header: 20, opener: 21 },
+  ]);
+  assert.equal(nearestPending(doc, 0).id, 'toolu_1');
+  assert.equal(nearestPending(doc, 22).id, 'toolu_3');
+  assert.equal(nearestPending(['@You:', 'hi'], 0), undefined);
 });
