@@ -38,9 +38,9 @@ mkdir -p "$SCRATCH/conv/ws" "$SCRATCH/conv/state" "$SCRATCH/conv/data"
 cd "$SCRATCH/conv/ws"
 CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/conv/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$SCRATCH/conv/chatls.log \
   XDG_CONFIG_HOME=$SCRATCH/conv/config XDG_STATE_HOME=$SCRATCH/conv/state XDG_DATA_HOME=$SCRATCH/conv/data \
-  timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/conversation.lua" </dev/null || status=$?
+  timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/conversation.lua" </dev/null || status=$?
 if [ "$status" != 0 ]; then
-  [ "$status" = 124 ] && echo "nvim conversation: timed out after 300 s"
+  [ "$status" = 124 ] && echo "nvim conversation: timed out after 600 s"
   echo "--- server log (last 60 lines):"
   tail -n 60 "$SCRATCH/conv/chatls.log" 2>/dev/null || true
 fi
