@@ -7,7 +7,11 @@
 //
 //   node clients/screenshots/terminal.js CHATLS_BIN OUT_DIR [nvim|vim|emacs ...]
 //
-// writes OUT_DIR/EDITOR-pending.png and OUT_DIR/EDITOR-result.png. A picture
+// writes OUT_DIR/EDITOR-pending.png and OUT_DIR/EDITOR-result.png (the
+// approval), OUT_DIR/EDITOR-streamed.png (an answer streamed in from the
+// `script` provider, its call waiting) and OUT_DIR/EDITOR-retry.png (the
+// status line while an overloaded provider is retried: the local Anthropic
+// stand-in clients/testdata/anthropic-server.js answers 529 twice). A picture
 // whose screen never shows what it must is an error, not a picture.
 const cp = require('node:child_process');
 const fs = require('node:fs');
@@ -103,7 +107,7 @@ const plain = (screen) => screen.replace(/\x1b\[[0-9;:]*m/g, '');
 // The editors: how each starts on FILE, and the keys that approve the call
 // with the cursor on its placeholder (line 20 of the fixture).
 const editors = {
-  nvim: (tmp) => {
+  nvim: (tmp, file) => {
     const init = path.join(tmp, 'init.lua');
     fs.writeFileSync(
       init,
@@ -116,9 +120,9 @@ vim.o.statusline = " %f %= %{v:lua.require'chatls'.statusline()} "
 require('chatls').setup({ cmd = { ${JSON.stringify(bin)} } })
 `,
     );
-    return { command: `nvim -u ${init} -i NONE -n approve-echo.chat`, goto: ['20G'], approve: ['\\y'] };
+    return { command: `nvim -u ${init} -i NONE -n ${file}`, goto: ['20G'], approve: ['\\y'], advance: ['C-]'] };
   },
-  vim: (tmp) => {
+  vim: (tmp, file) => {
     const vimrc = path.join(tmp, 'vimrc');
     fs.writeFileSync(
       vimrc,
@@ -131,9 +135,9 @@ source ${path.join(clients, 'vim', 'chatls.vim')}
 set statusline=\\ %f\\ %=%{ChatlsStatus()}\\ 
 `,
     );
-    return { command: `vim -u ${vimrc} -i NONE -n approve-echo.chat`, goto: ['20G'], approve: ['\\y'] };
+    return { command: `vim -u ${vimrc} -i NONE -n ${file}`, goto: ['20G'], approve: ['\\y'], advance: ['C-]'] };
   },
-  emacs: (tmp) => {
+  emacs: (tmp, file) => {
     const init = path.join(tmp, 'init.el');
     fs.writeFileSync(
       init,
@@ -146,7 +150,7 @@ set statusline=\\ %f\\ %=%{ChatlsStatus()}\\
 (global-display-line-numbers-mode 1)
 `,
     );
-    return { command: `emacs -nw -q -l ${init} approve-echo.chat`, goto: ['M-g', 'g', '20', 'Enter'], approve: ['C-c', 'C-a'] };
+    return { command: `emacs -nw -q -l ${init} ${file}`, goto: ['M-g', 'g', '20', 'Enter'], approve: ['C-c', 'C-a'], advance: ['C-c', 'C-c'] };
   },
 };
 
@@ -176,7 +180,7 @@ async function picture(browser, name) {
   const ws = path.join(tmp, 'ws');
   fs.mkdirSync(ws);
   fs.copyFileSync(path.join(clients, 'testdata', 'approve-echo.chat'), path.join(ws, 'approve-echo.chat'));
-  const ed = editors[name](tmp);
+  const ed = editors[name](tmp, 'approve-echo.chat');
   const session = `chatls-shot-${name}-${process.pid}`;
   tmux('new-session', '-d', '-s', session, '-x', String(COLS), '-y', String(ROWS),
     `cd ${ws} && exec env HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state TERM=xterm-256color ${ed.command}`);
@@ -205,6 +209,76 @@ async function picture(browser, name) {
   }
 }
 
+// session runs editor name on file (text) in a workspace of its own whose
+// user config has the providers of clients/testdata/conversation-env.sh,
+// calls shots(session, keys) and cleans up.
+async function session(name, file, text, shots) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `chatls-shot-${name}-`));
+  const ws = path.join(tmp, 'ws');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, file), text);
+  const expect = path.join(clients, 'testdata', 'three-turn');
+  fs.mkdirSync(path.join(tmp, 'config', 'chatls'), { recursive: true });
+  const portFile = path.join(tmp, 'api.port');
+  const api = cp.spawn(process.execPath, [path.join(clients, 'testdata', 'anthropic-server.js'), path.join(expect, 'responses.json'), portFile], { stdio: 'ignore' });
+  const ed = editors[name](tmp, file);
+  const id = `chatls-shot-${name}-${process.pid}`;
+  let editor = 0;
+  try {
+    const end = Date.now() + 20000;
+    while (!(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8'))) {
+      if (Date.now() > end) throw new Error('the local provider API did not start');
+      await sleep(50);
+    }
+    fs.writeFileSync(path.join(tmp, 'config', 'chatls', 'config.toml'), `provider = "replay"
+model = "claude-sonnet-4-5"
+[providers.replay]
+type = "script"
+file = ${JSON.stringify(path.join(expect, 'responses.json'))}
+[providers.wire]
+type = "anthropic"
+baseURL = "http://127.0.0.1:${fs.readFileSync(portFile, 'utf8')}/"
+apiKeyEnv = "FAKE_API_KEY"
+model = "claude-sonnet-4-5"
+`);
+    tmux('new-session', '-d', '-s', id, '-x', String(COLS), '-y', String(ROWS),
+      `cd ${ws} && exec env HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state FAKE_API_KEY=local TERM=xterm-256color ${ed.command}`);
+    await shots(id, ed);
+  } finally {
+    try {
+      editor = Number(tmux('display-message', '-p', '-t', id, '#{pane_pid}').trim());
+      tmux('kill-session', '-t', id);
+    } catch {}
+    api.kill();
+    await gone(editor, 5000);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+// streamed: the question sent with the editor's next-step key, the
+// scripted answer streamed in, its bash call waiting for approval.
+function streamed(browser, name) {
+  return session(name, 'question.chat', fs.readFileSync(path.join(clients, 'testdata', 'three-turn', 'start.chat'), 'utf8'), async (id, ed) => {
+    // The keys exist once the server is attached: its first status is on screen.
+    await until(id, /ready to send|next step/, 30000);
+    tmux('send-keys', '-t', id, ...(name === 'emacs' ? ['M->'] : ['G']));
+    tmux('send-keys', '-t', id, ...ed.advance);
+    const screen = await until(id, /I'll run the first command\.[\s\S]*status=pending[\s\S]*waits for approval/, 60000);
+    await shoot(browser, screen, path.join(outDir, `${name}-streamed.png`));
+  });
+}
+
+// retry: the status line while the overloaded provider is retried.
+function retry(browser, name) {
+  const text = '```lua\nflemma.opt.provider = "wire"\n```\n@You:\n[overloaded] Run two commands for me.\n';
+  return session(name, 'busy.chat', text, async (id, ed) => {
+    await until(id, /ready to send|next step/, 30000);
+    tmux('send-keys', '-t', id, ...ed.advance);
+    const screen = await until(id, /Overloaded; retrying in/, 60000);
+    await shoot(browser, screen, path.join(outDir, `${name}-retry.png`));
+  });
+}
+
 // gone waits until process pid has exited (0: nothing to wait for).
 async function gone(pid, ms) {
   const end = Date.now() + ms;
@@ -225,6 +299,8 @@ async function main() {
     for (const name of only.length ? only : Object.keys(editors)) {
       if (!editors[name]) throw new Error(`unknown editor ${name} (nvim, vim, emacs)`);
       await picture(browser, name);
+      await streamed(browser, name);
+      await retry(browser, name);
     }
   } finally {
     await browser.close();
