@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -102,6 +103,24 @@ func TestStreamGoesOnWhenEchoesAreLate(t *testing.T) {
 	p.waitServerText(uri, want)
 }
 
+// waitNoSend waits until no request is in flight for the document.
+func (p *inProcess) waitNoSend(uri string) {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p.srv.mu.Lock()
+		busy := p.srv.docs[uri].send != nil
+		p.srv.mu.Unlock()
+		if !busy {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatal("the request never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // waitServerText waits until the server's view of the document is want.
 func (p *inProcess) waitServerText(uri, want string) {
 	p.t.Helper()
@@ -170,4 +189,27 @@ func TestCancelAnswersWhileTheClientEchoesNothing(t *testing.T) {
 		t.Fatalf("chatls.cancel took %v", took)
 	}
 	p.waitText(uri, "<!-- flemma:aborted: Response interrupted by the user. -->\n\n@You:\n\n")
+}
+
+// A request that fails before any content leaves the document as it was,
+// whatever shape the client echoes the `@Assistant:` line in (Neovim kept
+// three or four of them after a 401).
+func TestFailedSendLeavesTheDocumentAsItWas(t *testing.T) {
+	const question = "@You:\nhello\n"
+	for _, shape := range []lspclient.EchoShape{lspclient.EchoAsSent, lspclient.EchoLines, lspclient.EchoSplit, lspclient.EchoWhole} {
+		t.Run("echo "+cmp.Or(string(shape), "as sent"), func(t *testing.T) {
+			p := startInProcessWith(t, lspclient.Options{Echo: shape}, scriptUserConfig(t, map[string]any{
+				"error": map[string]any{"status": 401, "type": "authentication_error", "message": "invalid x-api-key"}}))
+			uri := p.open("a.chat", question)
+			for i := 0; i < 3; i++ {
+				_, _ = p.command("chatls.send", map[string]any{"uri": uri})
+				p.waitMessages(i+1, "chatls: replay: ")
+				p.waitServerText(uri, question)
+				p.waitNoSend(uri)
+				if got := p.c.Doc(uri).Text; got != question {
+					t.Fatalf("after failed send %d the document is\n%q", i+1, got)
+				}
+			}
+		})
+	}
 }
