@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // A snapshot's text is a list of immutable pieces (after Parse: substrings of
@@ -187,4 +188,46 @@ func (d *Document) setText(t *pieceText, full string, haveFull bool) {
 	if haveFull {
 		d.joined.once.Do(func() { d.joined.s = full })
 	}
+}
+
+// SameText says whether two snapshots hold the same text. Snapshots derived
+// from one another share their unchanged pieces, which compare by address,
+// so checking that a client's echo equals the text the server expected
+// costs the changed pieces, not the whole document.
+func SameText(a, b *Document) bool {
+	if a == b {
+		return true
+	}
+	if a.Len() != b.Len() {
+		return false
+	}
+	if a.Len() == 0 {
+		return true
+	}
+	pa, pb := a.text.pieces, b.text.pieces
+	i, j, offA, offB := 0, 0, 0, 0 // offsets inside pa[i], pb[j]
+	for i < len(pa) && j < len(pb) {
+		sa, sb := pa[i].s[offA:], pb[j].s[offB:]
+		n := min(len(sa), len(sb))
+		if !samePrefix(sa, sb, n) {
+			return false
+		}
+		offA, offB = offA+n, offB+n
+		if offA == len(pa[i].s) {
+			i, offA = i+1, 0
+		}
+		if offB == len(pb[j].s) {
+			j, offB = j+1, 0
+		}
+	}
+	return true
+}
+
+// samePrefix compares the first n bytes of a and b; a shared piece (the
+// same bytes in memory) is equal without reading it.
+func samePrefix(a, b string, n int) bool {
+	if unsafe.StringData(a) == unsafe.StringData(b) {
+		return true
+	}
+	return a[:n] == b[:n]
 }

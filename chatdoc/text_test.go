@@ -46,3 +46,26 @@ func TestTextConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// SameText agrees with comparing the texts, for snapshots that share
+// pieces and for ones that share none.
+func TestSameTextAgreesWithTheTexts(t *testing.T) {
+	old := pieceTarget
+	pieceTarget, pieceMax, pieceMin = 8, 16, 2
+	t.Cleanup(func() { pieceTarget, pieceMax, pieceMin = old, 2*old, old/4 })
+	base := Parse(strings.Repeat("@You:\nsome words here\n\n@Assistant:\nan answer\n\n", 20))
+	edited := base.Replace(Span{Start: 100, End: 100}, "xyz")
+	again := edited.Replace(Span{Start: 100, End: 103}, "")
+	cases := []struct {
+		a, b *Document
+	}{
+		{base, base}, {base, edited}, {base, again}, {edited, Parse(edited.Text())},
+		{again, Parse(base.Text())}, {edited, edited.Replace(Span{Start: 5, End: 6}, "Y")},
+		{Parse(""), Parse("")}, {Parse(""), Parse("a")},
+	}
+	for i, c := range cases {
+		if got, want := SameText(c.a, c.b), c.a.Text() == c.b.Text(); got != want {
+			t.Errorf("case %d: SameText = %v, texts equal = %v", i, got, want)
+		}
+	}
+}

@@ -2,7 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,5 +110,35 @@ func TestAdvanceByRelativePath(t *testing.T) {
 	s.waitText(uri, "```flemma:tool status=pending")
 	if _, err := s.command("chatls.advance", map[string]any{"path": "other.chat"}); err == nil || !strings.Contains(err.Error(), "no open document at other.chat") {
 		t.Errorf("an unknown path must be refused with its name, got %v", err)
+	}
+}
+
+// What VS Code's progress shows, every status line shows: while the
+// provider is overloaded the status says it retries (not "… is
+// answering"), and after the answer it carries the answer's usage.
+func TestStatusShowsRetriesAndTheLastAnswersUsage(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(529)
+			io.WriteString(w, `{"error":{"message":"Overloaded","type":"overloaded_error"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi."},"finish_reason":null}]}`+"\n\n")
+		io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
+		io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":34,"total_tokens":1234}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	s := start(t, sessionOptions{userConfig: slowConfig(srv.URL + "/v1")})
+	uri := s.open("retry.chat", "@You:\nhi\n")
+	s.send(uri)
+	s.waitStatus(uri, "m: Overloaded; retrying in 2 s (1/4)")
+	s.waitText(uri, "@Assistant:\nHi.\n\n@You:\n\n")
+	fields := s.waitStatus(uri, "— last answer: m · 1.2k in · 34 out")
+	usage, _ := fields["usage"].(map[string]any)
+	if usage["inputTokens"] != 1200.0 || usage["outputTokens"] != 34.0 || usage["model"] != "m" {
+		t.Errorf("the notice's usage: %v", fields["usage"])
 	}
 }

@@ -156,8 +156,15 @@ func (k *Keys) Key(ctx context.Context, e Entry) (string, error) {
 	if len(e.KeyEnv) == 0 {
 		return "", fmt.Errorf("provider %s has no key source: set apiKeyEnv or apiKeyCommand", e.Name)
 	}
-	return "", fmt.Errorf("%s is not set", strings.Join(e.KeyEnv, " or "))
+	return "", &MissingKeyError{Vars: e.KeyEnv}
 }
+
+// MissingKeyError is a provider whose key variable is not set; an editor
+// tells the user to export it and restart the editor (the server's
+// environment is the editor's).
+type MissingKeyError struct{ Vars []string }
+
+func (e *MissingKeyError) Error() string { return strings.Join(e.Vars, " or ") + " is not set" }
 
 func (k *Keys) fromCommand(ctx context.Context, e Entry) (string, error) {
 	id := e.Name + "\x00" + strings.Join(e.KeyCommand, "\x00")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // Script is the `script` provider type: scripted responses played offline
@@ -26,6 +27,10 @@ type ScriptResponse struct {
 	Usage    *Usage          `json:"usage,omitempty"`
 	Stop     string          `json:"stop,omitempty"` // end_turn (default), tool_use, max_tokens
 	Error    *APIError       `json:"error,omitempty"`
+	// DelayMs paces the text: this long before each word, as a model
+	// streams (0: all at once). Demos and client tests use it to watch an
+	// answer arrive, and to cancel one half-way.
+	DelayMs int `json:"delayMs,omitempty"`
 }
 
 // ScriptToolUse is a scripted call; ID defaults to script_N_M.
@@ -83,7 +88,7 @@ func (s *Script) attempt(ctx context.Context, _ []byte, emit func(Event), conten
 		if piece == "" {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
+		if err := pace(ctx, r.DelayMs); err != nil {
 			return err
 		}
 		*content = true
@@ -108,4 +113,19 @@ func (s *Script) attempt(ctx context.Context, _ []byte, emit func(Event), conten
 	}
 	emit(Event{Kind: EventStop, StopReason: stop, Truncated: stop == "max_tokens"})
 	return nil
+}
+
+// pace waits ms milliseconds, or until ctx ends.
+func pace(ctx context.Context, ms int) error {
+	if ms <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

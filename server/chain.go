@@ -182,6 +182,19 @@ type docStatus struct {
 	Model      string      `json:"model,omitempty"`
 	Chain      *chainShown `json:"chain,omitempty"`
 	Problem    string      `json:"problem,omitempty"`
+	// Retry is the retry the request in flight waits for.
+	Retry string `json:"retry,omitempty"`
+	// Usage is the last answer's, as its code lens shows it.
+	Usage *usageShown `json:"usage,omitempty"`
+}
+
+// usageShown is the last answer's usage in the status.
+type usageShown struct {
+	Text         string   `json:"text"`
+	Model        string   `json:"model"`
+	InputTokens  int      `json:"inputTokens"`
+	OutputTokens int      `json:"outputTokens"`
+	CostUSD      *float64 `json:"costUSD"`
 }
 
 type chainShown struct {
@@ -197,7 +210,13 @@ func (s *Server) status(ds *docState) docStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {
-		st.Sending, st.Model = true, ds.send.model
+		st.Sending, st.Model, st.Retry = true, ds.send.model, ds.send.retry
+	}
+	if n := len(ds.answers); n > 0 {
+		a := ds.answers[n-1]
+		st.Usage = &usageShown{Text: a.lensTitle(), Model: a.model, CostUSD: a.cost,
+			InputTokens:  a.usage.InputTokens + a.usage.CacheReadTokens + a.usage.CacheWriteTokens,
+			OutputTokens: a.usage.OutputTokens + a.usage.ThoughtTokens}
 	}
 	if c := ds.chain; c != nil {
 		st.Chain = &chainShown{ID: c.id, Armed: c.armed, Turns: c.turns}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -83,6 +84,10 @@ func (s *Server) call(method string, params, result any, timeout time.Duration) 
 
 // showMessage tells the user something in the editor's UI (and the log).
 func (s *Server) showMessage(kind int, text string) {
+	// A reason that already names chatls is not prefixed twice.
+	for strings.HasPrefix(text, "chatls: chatls: ") {
+		text = strings.TrimPrefix(text, "chatls: ")
+	}
 	s.log.Info("showMessage: " + text)
 	go s.notify("window/showMessage", lspext.ShowMessageParams{Type: kind, Message: text})
 }

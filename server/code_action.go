@@ -31,7 +31,7 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 	ds := s.docState(snap.uri)
 	actions := []codeAction{}
 	edit := func(edits []chatdoc.TextEdit) *lspext.WorkspaceEdit {
-		e := s.workspaceEdit(snap.uri, snap.version, doc, edits)
+		e := s.workspaceEdit(snap.uri, snap.version, true, doc, edits)
 		return &e
 	}
 	command := func(title, name string, args map[string]any) *protocol.Command {

@@ -16,10 +16,16 @@ import (
 // snapshot is immutable; it, the version, the ledger and runs are only
 // touched under Server.mu.
 type docState struct {
-	uri     string
-	path    string // file path, "" for non-file URIs
+	uri  string
+	path string // file path, "" for non-file URIs
+	// snap is the server's view: the client's text (base, at version)
+	// with the server's own edits the client applied and has not echoed
+	// yet (own, own_edits.go); echoed is closed while own is empty.
 	snap    *chatdoc.Document
+	base    *chatdoc.Document
 	version int32
+	own     []*ownEdit
+	echoed  chan struct{}
 	// changed is closed and replaced whenever a new snapshot is installed, so
 	// writers can await the client's didChange instead of sleeping.
 	changed chan struct{}
@@ -84,7 +90,9 @@ func newDocState(uri string, snap *chatdoc.Document, version int32) *docState {
 		uri:        uri,
 		path:       uriToPath(uri),
 		snap:       snap,
+		base:       snap,
 		version:    version,
+		echoed:     closedChan(),
 		changed:    make(chan struct{}),
 		ledger:     cycle.NewLedger(snap),
 		runs:       map[string]*runState{},

@@ -19,13 +19,24 @@ import (
 type inProcess struct {
 	t   *testing.T
 	c   *lspclient.Client
+	srv *Server
 	ctx context.Context
 	ws  string
 }
 
 func startInProcess(t *testing.T, initOptions any) *inProcess {
 	t.Helper()
+	return startInProcessWith(t, lspclient.Options{InitializationOptions: initOptions}, "")
+}
+
+// startInProcessWith starts a server whose user config file holds
+// userConfig, driven by a scripted editor with the given options.
+func startInProcessWith(t *testing.T, opts lspclient.Options, userConfig string) *inProcess {
+	t.Helper()
 	base := t.TempDir()
+	if err := os.WriteFile(filepath.Join(base, "config.toml"), []byte(userConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ws := filepath.Join(base, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
@@ -36,7 +47,8 @@ func startInProcess(t *testing.T, initOptions any) *inProcess {
 	serverSide, clientSide := osPipes(t)
 	done := make(chan struct{})
 	go func() { srv.Serve(serverSide); close(done) }()
-	c := lspclient.Connect(ctx, clientSide, lspclient.Options{RootDir: ws, InitializationOptions: initOptions})
+	opts.RootDir = ws
+	c := lspclient.Connect(ctx, clientSide, opts)
 	t.Cleanup(func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
@@ -50,7 +62,7 @@ func startInProcess(t *testing.T, initOptions any) *inProcess {
 	if _, err := c.Initialize(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &inProcess{t: t, c: c, ctx: ctx, ws: ws}
+	return &inProcess{t: t, c: c, srv: srv, ctx: ctx, ws: ws}
 }
 
 // osPipes connects server and client through kernel pipes: unlike

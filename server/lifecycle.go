@@ -37,6 +37,9 @@ func (s *Server) initialize(raw *json.RawMessage) (any, error) {
 		return nil, invalidParams(errAlreadyInitialized)
 	}
 	s.caps = featuresOf(p.Capabilities)
+	// ALE advertises no applyEdit, applies edits all the same and never
+	// answers: waiting for its replies would stall every edit.
+	s.silent.Store(p.Capabilities.Workspace == nil || !p.Capabilities.Workspace.ApplyEdit)
 	s.enc, s.encName = enc, encName
 	s.roots = roots
 	s.initialized = true

@@ -26,7 +26,12 @@ const codeRequestFailed = -32803
 type sendState struct {
 	cancel context.CancelCauseFunc
 	model  string
-	done   chan struct{}
+	// stopped is closed once the provider's request has ended; done once
+	// the answer's last text is in the document too.
+	stopped, done chan struct{}
+	// retry is the retry the request waits for ("Overloaded; retrying in
+	// 1.0 s (1/4)"), "" once content flows; under Server.mu.
+	retry string
 }
 
 // errCancelledByUser is the cause of a cancel by command, progress or close.
@@ -104,7 +109,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 	// Reserve the document first: the autopilot and a command must not both
 	// pass the checks below.
 	sendCtx, cancel := context.WithCancelCause(s.baseCtx)
-	send := &sendState{cancel: cancel, done: make(chan struct{})}
+	send := &sendState{cancel: cancel, stopped: make(chan struct{}), done: make(chan struct{})}
 	s.mu.Lock()
 	if ds.send != nil || ds.closed {
 		s.mu.Unlock()
@@ -120,6 +125,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 		}
 		s.mu.Unlock()
 		cancel(nil)
+		close(send.stopped)
 		close(send.done)
 	}
 	doc, l := s.view(ds)
@@ -140,8 +146,12 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 	}
 	if err != nil {
 		release()
-		s.sendDiagnostic(ds, err.Error())
-		return s.refuseSend(err.Error())
+		why := err.Error()
+		if missing := (*provider.MissingKeyError)(nil); errors.As(err, &missing) {
+			why += ": export it and restart the editor"
+		}
+		s.sendDiagnostic(ds, why)
+		return s.refuseSend(why)
 	}
 	st := newStreamState(s.latest(ds))
 	s.mu.Lock()
@@ -211,15 +221,24 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 			}
 		case provider.EventRetry:
 			progress.Report(ev.Retry.Message())
+			s.mu.Lock()
+			send.retry = ev.Retry.Message()
+			s.mu.Unlock()
+			s.scheduleDiagnostics(ds) // the status line says it retries
 			return
 		case provider.EventIgnored:
 			s.log.Debug("provider event ignored", zap.String("type", ev.Text))
 			return
 		}
+		s.mu.Lock()
+		retrying := send.retry != ""
+		send.retry = ""
 		if text != "" {
-			s.mu.Lock()
 			st.push(text)
-			s.mu.Unlock()
+		}
+		s.mu.Unlock()
+		if retrying {
+			s.scheduleDiagnostics(ds) // no longer retrying
 		}
 		progress.Report(fmt.Sprintf("%s… %s tokens", phase, shortCount(tokens)))
 	}
@@ -227,6 +246,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 	if err == nil {
 		result, err = provider.Send(ctx, req, emit)
 	}
+	close(send.stopped)
 	removeCancel()
 
 	outcome, abort := usagelog.OK, ""
@@ -242,7 +262,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 	}
 	if outcome == usagelog.OK || resp.Content() {
 		s.mu.Lock()
-		st.push(resp.End(abort))
+		st.end(resp.End(abort))
 		s.mu.Unlock()
 	}
 	close(stop)
@@ -278,6 +298,9 @@ func (s *Server) removeHeader(ds *docState, st *streamState) {
 	s.editDocument(ds, "chatls: no answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 		s.mu.Lock()
 		at, text := st.header, st.headerText
+		if st.keeper {
+			text += st.newline
+		}
 		s.mu.Unlock()
 		if at < 0 || at+len(text) > doc.Len() || doc.Slice(at, at+len(text)) != text {
 			return nil, nil
@@ -286,7 +309,10 @@ func (s *Server) removeHeader(ds *docState, st *streamState) {
 	})
 }
 
-// cancelSend stops the request in flight; false when there is none.
+// cancelSend stops the request in flight; false when there is none. It
+// answers once the request has ended, not once the abort marker is in the
+// document: a client blocked on this very request (eglot) sends no
+// didChange until it has its answer.
 func (s *Server) cancelSend(ds *docState) bool {
 	s.mu.Lock()
 	send := ds.send
@@ -295,7 +321,7 @@ func (s *Server) cancelSend(ds *docState) bool {
 		return false
 	}
 	send.cancel(errCancelledByUser)
-	<-send.done
+	<-send.stopped
 	return true
 }
 

@@ -62,9 +62,12 @@ type Server struct {
 	enc          chatdoc.Encoding
 	encName      string
 	caps         clientFeatures
-	roots        []string // workspace folder paths
-	cancels      map[string]context.CancelFunc
-	settings     *settingsState
+	// silent: the client applies edits without answering (Vim's ALE); no
+	// edit waits for its reply (writeback.go).
+	silent   atomic.Bool
+	roots    []string // workspace folder paths
+	cancels  map[string]context.CancelFunc
+	settings *settingsState
 
 	// handlers answer the requests the dispatcher does not handle itself.
 	handlers map[string]requestHandler

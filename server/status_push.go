@@ -52,7 +52,10 @@ func statusText(st statusNotice, keys cycle.Keys, readiness func() string) strin
 		}
 		return fmt.Sprintf("%d %s", n, many)
 	}
-	if st.Sending {
+	switch {
+	case st.Retry != "":
+		parts = append(parts, cmp.Or(st.Model, "the model")+": "+st.Retry)
+	case st.Sending:
 		parts = append(parts, cmp.Or(st.Model, "the model")+" is answering")
 	}
 	if st.Running > 0 {
@@ -76,11 +79,16 @@ func statusText(st statusNotice, keys cycle.Keys, readiness func() string) strin
 	if st.Problem != "" {
 		parts = append(parts, st.Problem)
 	}
-	if len(parts) > 0 {
-		return strings.Join(parts, "; ")
+	if len(parts) == 0 {
+		if why := readiness(); why != "" {
+			parts = append(parts, why)
+		} else {
+			parts = append(parts, "ready to send ("+keys.Do(cycle.KeyAdvance)+")")
+		}
 	}
-	if why := readiness(); why != "" {
-		return why
+	text := strings.Join(parts, "; ")
+	if st.Usage != nil && !st.Sending {
+		text += " — last answer: " + st.Usage.Text
 	}
-	return "ready to send (" + keys.Do(cycle.KeyAdvance) + ")"
+	return text
 }

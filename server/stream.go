@@ -20,10 +20,19 @@ type streamState struct {
 	// headerText what it was (removed again when nothing else came).
 	header     int
 	headerText string
-	// inflight is the text of the edit sent and not yet seen in the
-	// document; pending waits for the next edit.
+	// inflight is the text of the edit sent and not yet in the server's
+	// view; pending waits for the next edit.
 	inflight string
 	pending  strings.Builder
+	// keeper says the document has a line ending of ours after the marker:
+	// the first edit writes one after the `@Assistant:` line and the last
+	// one uses it as its own final line ending. So the answer is never
+	// inserted at the very end of the document, where clients differ
+	// (Neovim adds a line ending of its own to a last line without one).
+	keeper bool
+	// ended: the message's last text was pushed; final: the edit in
+	// flight is the last one (it ends the message with the keeper).
+	ended, final bool
 	// newline is the document's line ending: streamed text uses it.
 	newline string
 	// wake tells the writer that text is pending (buffered, coalescing).
@@ -49,18 +58,89 @@ func (st *streamState) push(text string) {
 	}
 }
 
+// end queues the message's last text: nothing is pushed after it.
+func (st *streamState) end(text string) {
+	st.push(text)
+	st.ended = true
+}
+
 // take moves the pending text in flight; "" when the last edit has not
-// landed yet or nothing waits. The caller holds Server.mu.
+// landed yet or nothing waits. Once the message ended, the text's last line
+// ending is the keeper's. The caller holds Server.mu.
 func (st *streamState) take() string {
+	final := st.ended
 	if st.inflight != "" || st.pending.Len() == 0 {
 		return ""
 	}
-	st.inflight = st.pending.String()
+	text := st.pending.String()
 	st.pending.Reset()
 	if st.header < 0 {
-		st.header, st.headerText = st.marker, st.inflight
+		st.header, st.headerText = st.marker, text
 	}
-	return st.inflight
+	st.final = final
+	if final && st.keeper && strings.HasSuffix(text, st.newline) {
+		text = strings.TrimSuffix(text, st.newline)
+		if text == "" {
+			st.keeper = false // the keeper ends the message as it is
+			return ""
+		}
+	}
+	st.inflight = text
+	return text
+}
+
+// edit is the insertion that writes the text in flight: the first one
+// brings the keeper with it.
+func (st *streamState) edit() chatdoc.TextEdit {
+	text := st.inflight
+	if !st.keeper && !st.final {
+		text += st.newline
+	}
+	return chatdoc.TextEdit{Span: chatdoc.Span{Start: st.marker, End: st.marker}, NewText: text}
+}
+
+// landed moves the marker past the text in flight, which is now in the
+// server's view. The caller holds Server.mu.
+func (st *streamState) landed() {
+	st.marker += len(st.inflight)
+	if st.final {
+		st.keeper = false
+	} else {
+		st.keeper = true
+	}
+	st.inflight = ""
+}
+
+// lost takes back the stream's edits among the server's own edits that the
+// client turned out not to have (newest first) and queues their text
+// again. The caller holds Server.mu.
+func (st *streamState) lost(own []*ownEdit) {
+	for i := len(own) - 1; i >= 0; i-- {
+		e := own[i]
+		if !e.installed || len(e.edits) != 1 || e.edits[0].Span.Len() != 0 {
+			continue
+		}
+		te := e.edits[0]
+		text := te.NewText
+		switch {
+		case te.Span.Start == st.header && strings.HasPrefix(text, st.headerText):
+			// The first edit: the header and the keeper go again.
+			text = strings.TrimSuffix(text, st.newline)
+			st.header, st.headerText, st.keeper = -1, "", false
+		case te.Span.Start+len(text) == st.marker && st.keeper:
+		case te.Span.Start+len(text) == st.marker && !st.keeper:
+			// The last edit: its line ending was the keeper.
+			text += st.newline
+			st.keeper, st.final = true, false
+		default:
+			continue
+		}
+		st.marker = te.Span.Start
+		rest := st.pending.String()
+		st.pending.Reset()
+		st.pending.WriteString(text + st.inflight + rest)
+		st.inflight = ""
+	}
 }
 
 // follow moves the marker through a change of the document, old → next.
@@ -69,8 +149,7 @@ func (st *streamState) take() string {
 // The caller holds Server.mu.
 func (st *streamState) follow(old, next *chatdoc.Document, ranged bool, start, oldEnd, inserted int) {
 	if st.inflight != "" && st.ours(old, next, ranged, start, oldEnd, inserted) {
-		st.marker += len(st.inflight)
-		st.inflight = ""
+		st.landed()
 		return
 	}
 	delta := inserted - (oldEnd - start)
@@ -85,15 +164,11 @@ func (st *streamState) follow(old, next *chatdoc.Document, ranged bool, start, o
 	}
 }
 
-// ours says whether the change is the edit in flight landing. A ranged
-// change says it exactly; a whole-text change (Vim's ALE) is compared with
-// the text the edit would give, since its common prefix and suffix cannot
-// tell where an insertion went when its first characters repeat.
+// ours says whether the change is the edit in flight landing in the
+// server's view (own_edits.go installs it with its exact span).
 func (st *streamState) ours(old, next *chatdoc.Document, ranged bool, start, oldEnd, inserted int) bool {
-	if ranged {
-		return start == st.marker && oldEnd == st.marker && inserted == len(st.inflight) && next.Slice(start, start+inserted) == st.inflight
-	}
-	return landedAt(old, next, st.marker, st.inflight)
+	want := st.edit().NewText
+	return ranged && start == st.marker && oldEnd == st.marker && inserted == len(want) && next.Slice(start, start+inserted) == want
 }
 
 // shift moves an offset through a change that is not ours (-1 stays).
@@ -105,14 +180,6 @@ func shift(at, start, oldEnd, delta int) int {
 		return at + delta
 	}
 	return start
-}
-
-// landedAt says whether next is old with text inserted at offset at.
-func landedAt(old, next *chatdoc.Document, at int, text string) bool {
-	if next.Len() != old.Len()+len(text) || at > old.Len() || next.Slice(at, at+len(text)) != text {
-		return false
-	}
-	return next.Slice(0, at) == old.Slice(0, at) && next.Slice(at+len(text), next.Len()) == old.Slice(at, old.Len())
 }
 
 // changedRegion is one change covering what the client changed: old
@@ -169,17 +236,18 @@ func (s *Server) writeStream(ds *docState, st *streamState, stop <-chan struct{}
 				break
 			}
 			last = time.Now()
-			s.editDocument(ds, "chatls: streaming the answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+			// No label: Neovim prints an edit's label, twenty times a second.
+			s.editDocument(ds, "", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
 				if st.inflight == "" || doc != ds.snap {
 					return nil, nil
 				}
-				return []chatdoc.TextEdit{{Span: chatdoc.Span{Start: st.marker, End: st.marker}, NewText: st.inflight}}, nil
+				return []chatdoc.TextEdit{st.edit()}, nil
 			})
 			s.mu.Lock()
 			if st.inflight != "" && !ds.closed {
-				// Not seen in the document (the client refused it for good or
+				// Not in the document (the client refused it for good or
 				// closed): send it again with what came since.
 				rest := st.pending.String()
 				st.pending.Reset()

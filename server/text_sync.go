@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
 )
@@ -90,29 +89,11 @@ func (s *Server) didChange(raw *json.RawMessage) {
 		// changes out of order and the document may drift.
 		s.log.Warn("didChange with a version that does not increase", zap.String("uri", uri), zap.Int32("have", ds.version), zap.Int32("got", p.TextDocument.Version))
 	}
-	old := ds.snap
-	next := old.Apply(changes, s.enc)
-	if ds.stream != nil || len(ds.answers) > 0 {
-		start, oldEnd, inserted := changedRegion(old, next, changes, s.enc)
-		if ds.stream != nil {
-			ranged := len(changes) == 1 && changes[0].Range != nil
-			ds.stream.follow(old, next, ranged, start, oldEnd, inserted)
-		}
-		for _, a := range ds.answers {
-			a.at = shift(a.at, start, oldEnd, inserted-(oldEnd-start))
-		}
-	}
-	ds.snap = next
-	ds.version = p.TextDocument.Version
-	close(ds.changed)
-	ds.changed = make(chan struct{})
-	// Under Server.mu: the root is looked up without taking it again.
-	autopilot := s.settings.store.For(s.workspaceRootLocked(ds.path)).Autopilot
-	wake := ds.ledger.Observe(old, next, cycle.ChangedSpan(old, next, changes, s.enc), autopilot)
+	wake, changed, lost := s.receiveLocked(ds, changes, p.TextDocument.Version)
 	s.mu.Unlock()
-	s.scheduleDiagnostics(ds)
-	if wake {
-		ds.wake()
+	s.redo(ds, lost)
+	if changed {
+		s.afterChange(ds, wake)
 	}
 }
 

@@ -39,25 +39,33 @@ func durationFromEnv(name string, def time.Duration) time.Duration {
 // so a retry never writes a result twice.
 type editBuilder func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error)
 
-// editDocument applies the builder's edits with a versioned
-// workspace/applyEdit for the version the server last saw (SPEC §2
-// "Writing back"), until they are in the document, the document closes or
-// the server stops. It reports whether the edits landed (false also when
-// there was nothing to do).
+// editDocument applies the builder's edits with a workspace/applyEdit
+// (SPEC §2 "Writing back") until they are in the document, the document
+// closes or the server stops. It reports whether the edits landed (false
+// also when there was nothing to do).
 //
+//   - Applied: the server's view moves on at once (own_edits.go); the
+//     didChange that echoes it is recognised by its content.
 //   - Refused (the user typed): rebuilt on the newest version and re-sent
 //     at the next change, or after a growing backoff when the user is idle.
-//   - Applied: done once the didChange carrying it arrives (or a bound).
-//   - No answer (a silent client): the edit may have landed; it is re-sent
-//     only after a didChange shows it did not — never blindly, which would
-//     write it twice.
+//   - A silent client (Vim's ALE applies edits, never answers, and sends
+//     its text only with its next request): the edit counts as applied
+//     when sent; its whole-text didChange confirms it later.
+//
+// An edit names the client's version when the server knows it (every edit
+// of its own echoed); otherwise, after echoWait, it goes unversioned, built
+// on the text the client said it has.
 func (s *Server) editDocument(ds *docState, label string, build editBuilder) bool {
 	ds.writeMu.Lock()
 	defer ds.writeMu.Unlock()
 	backoff := refusedRetryFirst
 	sent := false
 	for {
-		doc, version, changed, ok := s.docForEdit(ds)
+		s.awaitEcho(ds)
+		s.mu.Lock()
+		doc, version, versioned, changed := ds.snap, ds.version, len(ds.own) == 0, ds.changed
+		ok := !ds.closed && s.baseCtx.Err() == nil
+		s.mu.Unlock()
 		if !ok {
 			return false
 		}
@@ -70,44 +78,46 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 			return sent // done, by this or an earlier attempt
 		}
 		sent = true
-		reply := s.applyEdit(lspext.ApplyWorkspaceEditParams{Label: label, Edit: s.workspaceEdit(ds.uri, version, doc, edits)})
+		s.mu.Lock()
+		if ds.snap != doc { // the user typed while it was built
+			s.mu.Unlock()
+			continue
+		}
+		own := ds.sendOwnLocked(doc, edits, label, build)
+		s.mu.Unlock()
+		params := lspext.ApplyWorkspaceEditParams{Label: label, Edit: s.workspaceEdit(ds.uri, version, versioned, doc, edits)}
+		reply := s.applyEdit(params)
+		if s.silent.Load() {
+			go func() { <-reply }() // its answer, should one come, changes nothing
+			if s.landed(ds, own) {
+				return true
+			}
+			continue
+		}
 		var res applyReply
 		select {
 		case res = <-reply:
-		case <-changed:
-			// The document changed before the answer: usually the didChange
-			// that carries our edit (a client like ALE may never answer),
-			// or the user typed.
-			if again, _ := build(s.latest(ds)); len(again) == 0 {
-				return true
-			}
-			// Not in the document (yet, or any more: the user may have
-			// undone it): only the answer tells which.
-			if res = <-reply; res.err == nil && res.Applied {
-				return true
-			}
-			if !errors.Is(res.err, context.DeadlineExceeded) {
-				continue // refused: rebuild on the version that is there now
-			}
-			changed = s.changeSignal(ds)
 		case <-ds.done:
 			return false
 		}
 		switch {
 		case res.err == nil && res.Applied:
-			// The client's didChange carries it; wait for it so the next
-			// edit is built on the new version.
-			if !s.awaitChange(ds, changed, applyEditReplyTimeout) {
-				s.log.Warn("the client applied an edit but sent no didChange", zap.String("label", label))
+			if s.landed(ds, own) {
+				return true
 			}
-			return true
+			// Lost to the user's typing: rebuild on what is there now.
 		case errors.Is(res.err, context.DeadlineExceeded):
-			// Silent: it may have landed. Only a newer snapshot can tell.
-			s.log.Warn("no reply to workspace/applyEdit; waiting for the next change to see whether it landed", zap.String("label", label))
-			if !s.awaitChange(ds, changed, 0) {
-				return false
+			// No answer: this client applies edits without saying so. From
+			// now on nothing waits for its answers.
+			s.log.Warn("no reply to workspace/applyEdit; treating the client as one that applies edits silently", zap.String("label", label))
+			s.silent.Store(true)
+			if s.landed(ds, own) {
+				return true
 			}
 		default:
+			s.mu.Lock()
+			ds.dropOwnLocked(func(o *ownEdit) bool { return o == own })
+			s.mu.Unlock()
 			s.log.Debug("edit refused; retrying on the newest version", zap.String("label", label), zap.String("reason", res.FailureReason), zap.Error(res.err))
 			if !s.awaitChange(ds, changed, backoff) && !s.open(ds) {
 				return false
@@ -117,25 +127,30 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 	}
 }
 
-// docForEdit is the document's newest snapshot, its version and the signal
-// of its next change; ok is false once it closed or the server stops.
-func (s *Server) docForEdit(ds *docState) (*chatdoc.Document, int32, chan struct{}, bool) {
+// awaitEcho waits, at most echoWait, until the client has echoed every edit
+// of the server's, so that the next one can name its version.
+func (s *Server) awaitEcho(ds *docState) {
+	if s.silent.Load() {
+		return
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ds.snap, ds.version, ds.changed, !ds.closed && s.baseCtx.Err() == nil
-}
-
-// changeSignal is closed at the document's next change.
-func (s *Server) changeSignal(ds *docState) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ds.changed
+	echoed := ds.echoed
+	s.mu.Unlock()
+	t := time.NewTimer(echoWait)
+	defer t.Stop()
+	select {
+	case <-echoed:
+	case <-t.C:
+	case <-ds.done:
+	case <-s.baseCtx.Done():
+	}
 }
 
 // open says whether the document is still open and the server running.
 func (s *Server) open(ds *docState) bool {
-	_, _, _, ok := s.docForEdit(ds)
-	return ok
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !ds.closed && s.baseCtx.Err() == nil
 }
 
 // awaitChange waits for changed to close, at most timeout (0: no bound);
@@ -158,10 +173,12 @@ func (s *Server) awaitChange(ds *docState, changed chan struct{}, timeout time.D
 }
 
 // workspaceEdit is a versioned TextDocumentEdit for the snapshot the edits
-// were built on (or plain changes for clients without documentChanges).
-func (s *Server) workspaceEdit(uri string, version int32, doc *chatdoc.Document, edits []chatdoc.TextEdit) lspext.WorkspaceEdit {
+// were built on, or plain changes for clients without documentChanges and
+// for an edit whose version the server does not know (Neovim 0.7 cannot
+// take a null version).
+func (s *Server) workspaceEdit(uri string, version int32, versioned bool, doc *chatdoc.Document, edits []chatdoc.TextEdit) lspext.WorkspaceEdit {
 	wire := lspEdits(doc, edits, s.encoding())
-	if !s.features().documentChanges {
+	if !versioned || !s.features().documentChanges {
 		return lspext.WorkspaceEdit{Changes: map[string][]lspext.TextEdit{uri: wire}}
 	}
 	return lspext.WorkspaceEdit{DocumentChanges: []lspext.TextDocumentEdit{{

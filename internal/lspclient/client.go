@@ -44,6 +44,11 @@ type Options struct {
 	// DropApplyEdit, when set, neither applies nor answers the applyEdits
 	// whose label it accepts (an edit lost on its way).
 	DropApplyEdit func(label string) bool
+	// Echo is the shape of the didChange that reports an applied edit.
+	Echo EchoShape
+	// DelayEcho sends that didChange this long after the reply (eglot
+	// blocked on a request of its own sends its changes when it returns).
+	DelayEcho time.Duration
 	// RefuseEdit, when set, refuses every applyEdit whose label it accepts
 	// (a read-only buffer): the edit is not applied and the reply says so.
 	RefuseEdit func(label string) bool
@@ -79,6 +84,7 @@ type Client struct {
 	// editor: no other change may be sent between the two, or the server
 	// would get versions out of order.
 	sendMu      sync.Mutex
+	delayed     delayedEchoes
 	mu          sync.Mutex
 	cond        *sync.Cond
 	docs        map[string]*Document

@@ -122,12 +122,20 @@ func (h handler) applySilently(p applyEditParams) {
 	defer c.sendMu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	apply := func(d *Document, edits []TextEdit) {
+		before := d.Text
+		if _, err := c.applyLocked(d, edits); err == nil {
+			c.record(Event{Kind: "applyEdit", URI: d.URI, Label: p.Label, Before: before, After: d.Text})
+		}
+	}
 	for _, dc := range p.Edit.DocumentChanges {
 		if d := c.docs[dc.TextDocument.URI]; d != nil && (dc.TextDocument.Version == nil || *dc.TextDocument.Version == d.Version) {
-			before := d.Text
-			if _, err := c.applyLocked(d, dc.Edits); err == nil {
-				c.record(Event{Kind: "applyEdit", URI: d.URI, Label: p.Label, Before: before, After: d.Text})
-			}
+			apply(d, dc.Edits)
+		}
+	}
+	for uri, edits := range p.Edit.Changes {
+		if d := c.docs[uri]; d != nil {
+			apply(d, edits)
 		}
 	}
 }
@@ -168,9 +176,14 @@ func (h handler) apply(ctx context.Context, p applyEditParams) (bool, string) {
 			c.mu.Unlock()
 			return false, err.Error()
 		}
+		changes = c.reshape(c.opts.Echo, before, d.Text, changes)
 		version := d.Version
 		c.record(Event{Kind: "applyEdit", URI: j.uri, Label: p.Label, Before: before, After: d.Text})
 		c.mu.Unlock()
+		if c.opts.DelayEcho > 0 {
+			c.delayed.send(ctx, c, j.uri, version, changes)
+			continue
+		}
 		if err := c.sendChange(ctx, j.uri, version, changes); err != nil {
 			return false, err.Error()
 		}
