@@ -122,7 +122,7 @@ never fires: send pending changes here, as the timer would."
               (not (cl-some (lambda (m) (string-match-p "Edit successful" m)) conv-messages))
               (cl-remove-if-not (lambda (m) (string-match-p "Edit successful" m)) conv-messages))
   (conv-check "script: the mode line shows the last answer's usage"
-              (conv-wait 10 (lambda () (string-match-p "scripted.* in · .* out" (chatls-mode-line))))
+              (conv-wait 10 (lambda () (string-match-p (regexp-quote "last answer: scripted · 22.4k in (10.1k cached) · 850 out · $") (chatls-mode-line))))
               (chatls-mode-line))
 
   (let ((wire "```lua\nflemma.opt.provider = \"wire\"\n```\n"))

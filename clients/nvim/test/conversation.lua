@@ -155,7 +155,7 @@ local buf = conversation('script', 'three-turn.chat', '')
 -- The last answer's usage, in the pushed status the statusline shows.
 local usage_ok = vim.wait(10000, function()
   local s = chatls.statusline(buf)
-  return s:find('scripted', 1, true) and s:find(' in · ', 1, true) and s:find(' out', 1, true)
+  return s:find('last answer: scripted · 22.4k in (10.1k cached) · 850 out · $', 1, true) ~= nil
 end, 50)
 check('script: the statusline shows the last answer\'s usage', usage_ok, chatls.statusline(buf))
 
