@@ -300,14 +300,29 @@ Asked at point when point is in ID's result block, else at its placeholder."
                       (setq pos bol))))
     (or pos (point-max))))
 
+(defun chatls--edit-reporter-p (reporter)
+  "Whether REPORTER is eglot's \"applying N edits\" progress reporter."
+  (let ((text (ignore-errors (aref (cdr reporter) 3))))
+    (and (stringp text) (string-prefix-p "[eglot] applying " text))))
+
 (defmacro chatls--quietly (&rest body)
-  "Run BODY without eglot's \"Edit successful!\" after each edit.
-chatls edits the buffer many times a second while an answer streams;
-the mode line says what happens."
-  `(cl-letf* ((orig (symbol-function 'eglot--message))
+  "Run BODY without eglot's messages about each edit it applies.
+eglot says \"[eglot] applying N edits to `FILE'...done\" and \"Edit
+successful!\" for every edit; chatls edits the buffer many times a
+second while an answer streams, and the mode line says what happens.
+Other messages, and errors, still show."
+  `(cl-letf* ((orig-message (symbol-function 'eglot--message))
               ((symbol-function 'eglot--message)
                (lambda (format &rest args)
-                 (unless (equal format "Edit successful!") (apply orig format args)))))
+                 (unless (equal format "Edit successful!") (apply orig-message format args))))
+              (orig-update (symbol-function 'progress-reporter-do-update))
+              ((symbol-function 'progress-reporter-do-update)
+               (lambda (reporter &rest args)
+                 (unless (chatls--edit-reporter-p reporter) (apply orig-update reporter args))))
+              (orig-done (symbol-function 'progress-reporter-done))
+              ((symbol-function 'progress-reporter-done)
+               (lambda (reporter)
+                 (unless (chatls--edit-reporter-p reporter) (funcall orig-done reporter)))))
      ,@body))
 
 (defun chatls--apply-action (action)
