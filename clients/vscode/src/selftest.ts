@@ -68,7 +68,7 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     check('Reject quick fix', titles.some((t) => t.startsWith('Reject bash')), titles);
 
     const commands = await vscode.commands.getCommands(true);
-    const wanted = ['chatls.advance', 'chatls.run', 'chatls.client.advance', 'chatls.client.approveAtCursor', 'chatls.client.runAtCursor'];
+    const wanted = ['chatls.advance', 'chatls.run', 'chatls.client.advance', 'chatls.client.approveAtCursor', 'chatls.client.runAtCursor', 'chatls.client.nextPending', 'chatls.client.previousPending'];
     check('server and client commands registered', wanted.every((c) => commands.includes(c)), wanted.filter((c) => !commands.includes(c)));
 
     // Explain, from inside the tool use's JSON: the server's markdown,
@@ -91,9 +91,14 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     check('tool list as markdown', /\| `bash` \|/.test(tools?.markdown ?? ''), tools);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const again = await vscode.window.showTextDocument(doc);
-    again.selection = new vscode.Selection(jsonLine, 1, jsonLine, 1);
+    // The next-pending command goes to the call's placeholder.
+    again.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('chatls.client.nextPending');
+    check('next pending call: the cursor on its placeholder', again.selection.active.line === opener, again.selection.active.line);
 
-    // Approve from inside the tool use's JSON, as the key binding would.
+    // Approve from the first line, outside any call, as the key binding
+    // would: the nearest pending call is the one approved.
+    again.selection = new vscode.Selection(0, 0, 0, 0);
     await vscode.commands.executeCommand('chatls.client.approveAtCursor');
     const written = await until(20000, () => /\nhello-from-chatls\n/.test(doc.getText()));
     check('approve command: result written into the document', written, doc.getText());
@@ -112,7 +117,7 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
     // User settings set maxConcurrent; the workspace's .vscode/settings.json
     // tries autoApprove, deny, sandbox.enabled and plugins (user-only, dropped)
     // and placeholderStyle (allowed from a workspace).
-    const keys = { advance: 'Ctrl+]', run: 'Alt+Enter', approve: 'Ctrl+Alt+Y', reject: 'Ctrl+Alt+N' };
+    const keys = { advance: 'Ctrl+]', run: 'Alt+Enter', approve: 'Ctrl+Alt+Y', reject: 'Ctrl+Alt+N', nextPending: 'Ctrl+Alt+]', prevPending: 'Ctrl+Alt+[' };
     check(
       'only explicitly-set settings (and our key names) are sent, user-only keys never from the workspace',
       JSON.stringify(api.serverSettings()) === JSON.stringify({ keys, tools: { maxConcurrent: 2 }, placeholderStyle: 'fence' }),
