@@ -207,3 +207,21 @@ func childPIDs(pid int) []int {
 	}
 	return out
 }
+
+// An editor's chatls sending a file and a terminal's `chatls send` on it
+// refuse each other: one request at a time writes a file.
+func TestCLISendRefusesAFileAnEditorIsSending(t *testing.T) {
+	s, uri, release, requests := streamingHalfway(t, "shared.chat")
+	defer close(release)
+	path := strings.TrimPrefix(uri, "file://")
+	// What the editor has so far is on disk, as after a save.
+	testfs.Write(t, path, s.c.Doc(uri).Text)
+	_, wait := startCLISend(t, filepath.Dir(path), slowConfig("http://127.0.0.1:1/v1"), s.state, "shared.chat")
+	code, _, stderr := wait()
+	if code != 1 || !strings.Contains(stderr, "shared.chat is being sent by another chatls (pid ") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("the provider got %d requests", n)
+	}
+}

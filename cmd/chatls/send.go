@@ -123,7 +123,9 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 	// written before chatls send exits 130.
 	interrupted, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
-	c, err := lspclient.Start(ctx, self, serverArgs, os.Environ(), lspclient.Options{RootDir: root, InitializationOptions: settings, Configuration: settings})
+	// The server it starts sends FILE under the lock this process holds.
+	env := append(os.Environ(), "CHATLS_SEND_LOCK_HELD="+path)
+	c, err := lspclient.Start(ctx, self, serverArgs, env, lspclient.Options{RootDir: root, InitializationOptions: settings, Configuration: settings})
 	if err != nil {
 		return sendFailed, err
 	}
