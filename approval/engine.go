@@ -149,7 +149,7 @@ func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
 		steps = append(steps, e.runExternal(ctx, call, env)...)
 	}
 	steps = append(steps, e.guarded("sandbox", func() Step { return e.sandboxStep(call) }))
-	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep() }))
+	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep(call) }))
 	if dangerousTools[call.Tool] {
 		// Said in every trace (hover, explain, the decision log), whatever decided.
 		steps = append(steps, Step{Resolver: "dangerous", Decision: Pass,
@@ -239,9 +239,15 @@ const WorkspaceErrorResolver = "workspace-config"
 // FrontmatterErrorResolver names the trace step of a frontmatter that failed.
 const FrontmatterErrorResolver = "frontmatter"
 
-func (e *Engine) catchAllStep() Step {
+func (e *Engine) catchAllStep(call Call) Step {
 	if e.rules.requireApproval {
 		return Step{Resolver: "catch-all", Priority: 0, Decision: Pass, Reason: "tools.requireApproval is on"}
+	}
+	if dangerousTools[call.Tool] {
+		// SPEC §5: only a rule naming a dangerous tool approves it; the
+		// catch-all is no rule.
+		return Step{Resolver: "catch-all", Priority: 0, Decision: Pass,
+			Reason: "tools.requireApproval = false, but " + call.Tool + " is dangerous: it needs a rule that names it"}
 	}
 	return Step{Resolver: "catch-all", Priority: 0, Decision: Approve, Reason: "tools.requireApproval = false"}
 }
