@@ -248,7 +248,7 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 		// Creating a branch asks unless a rule names it: git_branch(create).
 		return r.tool == p.tool && r.pattern == "create"
 	}
-	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input))
+	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.tool, p.input, false))
 }
 
 // denyMatches reports whether a deny entry hits the part; maybe when it
@@ -299,22 +299,29 @@ func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
 		}
 		return denyNo
 	}
-	if r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input)) {
+	if r.toolMatches(p.tool) && (r.bare || r.matchInput(p.tool, p.input, true)) {
 		return denyYes
 	}
 	return denyNo
 }
 
 // matchInput matches TOOL(key=glob) or TOOL(glob) against a call's input:
-// without a key, the first string among the usual keys is used.
-func (r *rule) matchInput(input map[string]any) bool {
+// without a key, the first string among the usual keys is used. A URL
+// (web_fetch's url) is matched parsed: urlRuleMatch.
+func (r *rule) matchInput(tool string, input map[string]any, deny bool) bool {
+	match := func(k, s string) bool {
+		if k == "url" && tool == "web_fetch" {
+			return urlRuleMatch(r.glob, s, deny)
+		}
+		return wildcard(r.glob, s)
+	}
 	if r.key != "" {
 		s, ok := input[r.key].(string)
-		return ok && wildcard(r.glob, s)
+		return ok && match(r.key, s)
 	}
 	for _, k := range []string{"command", "path", "url", "expression", "query", "pattern", "name"} {
 		if s, ok := input[k].(string); ok {
-			return wildcard(r.glob, s)
+			return match(k, s)
 		}
 	}
 	return false

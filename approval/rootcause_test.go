@@ -52,3 +52,52 @@ func TestCatchAllNeverApprovesDangerousTools(t *testing.T) {
 		t.Errorf("calculator: got %s, want approve", v.Decision)
 	}
 }
+
+// Issue 41, root cause 8: a web_fetch URL rule matches scheme, host, port
+// and path parsed, never the URL as a string.
+func TestWebFetchRulesMatchTheParsedURL(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		rule, url string
+		want      Decision
+	}{
+		{"https://example.com/*", "https://example.com/", Approve},
+		{"https://example.com/*", "https://example.com/docs/a?x=1", Approve},
+		{"https://example.com/*", "https://EXAMPLE.com/docs", Approve},
+		{"https://example.com/*", "https://example.com:443/docs", Approve},
+		{"https://example.com/*", "https://example.com./docs", Approve},
+		{"https://example.com/*", "https://example.com", Approve},
+		{"https://example.com/*", "https://example.com.evil.net/", RequireApproval},
+		{"https://example.com/*", "https://evil.net/?https://example.com/", RequireApproval},
+		{"https://example.com/*", "https://evil.net/https://example.com/", RequireApproval},
+		{"https://example.com/*", "https://example.com@evil.net/", RequireApproval},
+		{"https://example.com/*", "https://example.com:x@evil.net/", RequireApproval},
+		{"https://example.com/*", "https://user@example.com/", RequireApproval},
+		{"https://example.com/*", "https://example.com:8443/", RequireApproval},
+		{"https://example.com/*", "http://example.com/", RequireApproval},
+		{"https://example.com/*", "https://evil.net#https://example.com/", RequireApproval},
+		{"https://example.com/*", "https://evil.net\\@example.com/", RequireApproval},
+		{"https://example.com/docs/*", "https://example.com/docs/../admin", RequireApproval},
+		{"https://example.com/docs/*", "https://example.com/docs/%2e%2e/admin", RequireApproval},
+		{"https://example.com/docs/*", "https://example.com/docs/a%2fb", Approve},
+		{"https://example.com/docs/*", "https://example.com/%64ocs/x", RequireApproval},
+		{"https://*.example.com/*", "https://api.example.com/v1", Approve},
+		{"https://*.example.com/*", "https://example.com.evil.net/", RequireApproval},
+		{"https://*.example.com/*", "https://evil.net/.example.com/", RequireApproval},
+		{"example.com", "https://example.com/any?thing", Approve},
+		{"example.com", "https://example.com.evil.net/", RequireApproval},
+	}
+	for _, c := range cases {
+		v := decideIn(t, f, "[tools]\nautoApprove = [\"web_fetch(url="+c.rule+")\"]\n", "web_fetch", map[string]any{"url": c.url})
+		if v.Decision != c.want {
+			t.Errorf("rule %s, url %s: got %s, want %s", c.rule, c.url, v.Decision, c.want)
+		}
+	}
+	// Deny rules err on the side of matching: parsed or as written.
+	for _, u := range []string{"https://EVIL.net/x", "https://evil.net:443/", "https://a@evil.net/", "https://x.com/?https://evil.net/"} {
+		v := decideIn(t, f, "[tools]\nautoApprove = [\"web_fetch\"]\ndeny = [\"web_fetch(url=*://evil.net/*)\", \"web_fetch(url=*https://evil.net/*)\"]\n", "web_fetch", map[string]any{"url": u})
+		if v.Decision != Deny {
+			t.Errorf("deny evil.net, url %s: got %s", u, v.Decision)
+		}
+	}
+}
