@@ -255,7 +255,24 @@ func (e *Engine) catchAllStep(call Call) Step {
 // callEnv is the directories a call is judged against, all canonical.
 type callEnv struct {
 	root, docDir string
-	read, write  []string
+	// bashDir is where bash runs: tools.bash.cwd (relative to the
+	// document's directory) or the document's directory (SPEC §5). A bash
+	// command's relative paths are judged against it.
+	bashDir     string
+	read, write []string
+}
+
+// bashCwd is the effective tools.bash.cwd: the user layers', overridden by a
+// trusted .chatls.toml (as config.Merge does for the tool runner).
+func (e *Engine) bashCwd() string {
+	cwd := e.src.User.Tools.Bash.Cwd
+	if e.trusted && e.src.Workspace.Tools.Bash.Cwd != "" {
+		cwd = e.src.Workspace.Tools.Bash.Cwd
+	}
+	if e.src.BashCwd != "" {
+		cwd = e.src.BashCwd
+	}
+	return cwd
 }
 
 func (e *Engine) callEnv(call Call) callEnv {
@@ -272,7 +289,7 @@ func (e *Engine) resolveEnv(call Call) callEnv {
 		// On a target only its root counts: the document's directory and
 		// this machine's directories (temp, writable) are not there. No
 		// root: relative paths are inside nothing.
-		env.root, env.docDir = e.root, e.root
+		env.root, env.docDir, env.bashDir = e.root, e.root, e.root
 		env.read, env.write = []string{e.root}, []string{e.root}
 		return env
 	}
@@ -298,6 +315,11 @@ func (e *Engine) resolveEnv(call Call) callEnv {
 	}
 	if env.docDir == "" {
 		env.docDir = env.root
+	}
+	env.bashDir = env.docDir
+	if cwd := e.bashCwd(); cwd != "" && env.docDir != "" {
+		// "" when it can't be resolved: every relative path is then unknown.
+		env.bashDir = e.canon(cwd, env.docDir, e.home)
 	}
 	env.read = []string{env.root, env.docDir}
 	env.write = []string{env.root, env.docDir, e.canon(e.tmp, "/", e.home)}

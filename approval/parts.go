@@ -82,20 +82,20 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		return nil, []string{"the bash call has no command string"}
 	}
 	reading, why := bashReading(cmd)
-	a := analyzeShell(reading, env.docDir, e.home)
+	a := analyzeShell(reading, env.bashDir, e.home)
 	if why != "" {
 		a.opaque = append(a.opaque, why)
 	}
 	parts := e.analysisParts(a, env, false)
 	// Other ways bash may read the text only matter for deny rules.
 	if alt := blankReading(reading); alt != "" {
-		parts = append(parts, e.analysisParts(analyzeShell(alt, env.docDir, e.home), env, true)...)
+		parts = append(parts, e.analysisParts(analyzeShell(alt, env.bashDir, e.home), env, true)...)
 	}
 	if len(a.opaque) > 0 {
 		// The analysis is incomplete: deny rules also look at every
 		// command the text could run.
 		for _, words := range e.scanForDeny(reading) {
-			c := &shellCommand{words: words, denyForms: [][]word{words}, nested: true, cwd: env.docDir}
+			c := &shellCommand{words: words, denyForms: [][]word{words}, nested: true, cwd: env.bashDir}
 			parts = append(parts, part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(words), denyOnly: true})
 		}
 	}
@@ -106,7 +106,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 // only deny rules look at (another reading of the same text).
 func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []part {
 	var parts []part
-	canon := map[string]string{env.docDir: env.docDir}
+	canon := map[string]string{env.bashDir: env.bashDir}
 	for i := range a.commands {
 		c := &a.commands[i]
 		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested || denyOnly}
