@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"errors"
 	"path"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,29 @@ import (
 // canonicalPath makes p absolute (relative to base, ~ to home) and resolves
 // it the way the kernel does (fspath: the tools touch the same path). A
 // path that cannot be resolved (a symlink loop) is "": inside no
-// directory, so nothing is approved for it.
+// directory, so nothing is approved for it. A path that leads into /proc
+// (/proc/self/cwd, /dev/fd/3, /dev/stdout/..) is not resolved in chatls's
+// process, whose /proc is not the one of the program that opens it: it is
+// procPath, outside every directory and sensitive.
 func canonicalPath(p, base, home string) string {
-	c, err := fspath.Canonical(p, base, home)
-	if err != nil {
+	return resolveFor("/", fspath.Abs(p, base, home))
+}
+
+// procPath stands for any path that leads into /proc.
+const procPath = "/proc"
+
+// resolveFor resolves rel from the canonical directory base as another
+// process would see it (fspath.ResolveForOther): procPath for /proc, ""
+// when it can't be resolved.
+func resolveFor(base, rel string) string {
+	if !filepath.IsAbs(rel) && base == "" {
+		return ""
+	}
+	c, err := fspath.ResolveForOther(base, rel)
+	switch {
+	case errors.Is(err, fspath.ErrProc):
+		return procPath
+	case err != nil:
 		return ""
 	}
 	return c
@@ -27,6 +47,10 @@ func canonicalPath(p, base, home string) string {
 // git hooks and config, editor settings (which can hold chatls settings),
 // and shell start-up files.
 func sensitiveToken(p string) string {
+	if fspath.Within(path.Clean(p), procPath) {
+		// Another process's environment, directory or root (SPEC §5).
+		return procPath
+	}
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
 	for i, c := range parts {
 		next := ""
@@ -174,8 +198,8 @@ func (e *Engine) argPathSecret(cwd, arg string) string {
 	case strings.HasPrefix(arg, "~"):
 		return ""
 	}
-	c, err := fspath.ResolveFrom(cwd, arg)
-	if err != nil {
+	c := resolveFor(cwd, arg)
+	if c == "" {
 		return "an unresolvable path"
 	}
 	return e.sensitive(c)
@@ -328,7 +352,7 @@ func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
 			case strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~"):
 				p = e.canon(piece, cwd, e.home)
 			case cwd != "":
-				p, _ = fspath.ResolveFrom(cwd, piece)
+				p = resolveFor(cwd, piece)
 			}
 			if p != "" {
 				c.readPaths = append(c.readPaths, p)

@@ -272,12 +272,15 @@ func (w *shellWalker) createdBy(p string) string {
 	return ""
 }
 
+// harmlessDevice: only these exact names write no file. Anything else under
+// /dev is resolved like any path: /dev/stdout/.. is a directory, and
+// /dev/fd/N is whatever descriptor N is in bash (procPath: it asks).
 func harmlessDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/")
+	return false
 }
 
 // joinPath makes p absolute against cwd, expanding ~; ok is false when cwd
