@@ -394,7 +394,8 @@ func auditRows() []decideRow {
 		decideRow{name: "self: write .git/hooks/pre-commit", tool: "write", input: at(".git/hooks/pre-commit"), want: R},
 		decideRow{name: "self: write .git/modules/x/hooks/post-checkout", tool: "write", input: at(".git/modules/x/hooks/post-checkout"), want: R},
 		decideRow{name: "self: write .git/modules/x/config", tool: "write", input: at(".git/modules/x/config"), want: R},
-		decideRow{name: "self: write .git/info/exclude stays allowed", tool: "write", input: at(".git/info/exclude"), want: A},
+		// Issue 41: writing anything in .git asks (git tools, not file tools, change repositories).
+		decideRow{name: "self: write .git/info/exclude asks like all of .git", tool: "write", input: at(".git/info/exclude"), want: R},
 		decideRow{name: "self: write .vscode/settings.json", tool: "write", input: at(".vscode/settings.json"), want: R},
 		decideRow{name: "self: write .zed/settings.json", tool: "write", input: at(".zed/settings.json"), want: R},
 		decideRow{name: "self: write .husky/pre-commit", tool: "write", input: at(".husky/pre-commit"), want: R},

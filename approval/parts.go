@@ -68,10 +68,14 @@ func (e *Engine) pathPart(call Call, key string, env callEnv) part {
 	}
 	p.path = e.canon(raw, env.docDir, e.home)
 	p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
-	p.secret = e.sensitive(p.path)
+	sensitive := e.sensitive
+	if writeTools[call.Tool] {
+		sensitive = e.writeSensitive
+	}
+	p.secret = sensitive(p.path)
 	if p.secret == "" {
 		// The path as written counts too: a link named .env is still a secret's name.
-		p.secret = sensitiveToken(raw)
+		p.secret = sensitive(raw)
 	}
 	return p
 }
@@ -134,9 +138,9 @@ func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []p
 		} else {
 			p.path = e.canon(w.path, "/", e.home)
 			p.label = fmt.Sprintf("write %s (%s)", p.path, w.via)
-			p.secret = e.sensitive(p.path)
+			p.secret = e.writeSensitive(p.path)
 			if p.secret == "" {
-				p.secret = sensitiveToken(w.path)
+				p.secret = e.writeSensitive(w.path)
 			}
 		}
 		parts = append(parts, p)

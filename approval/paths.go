@@ -92,7 +92,11 @@ func sensitiveName(c, next string, rest []string) string {
 		return c
 	case c == ".config" && next == "chatls":
 		return "chatls/"
-	case shellStartupFiles[c]:
+	case c == ".config" && startupConfigDirs[next]:
+		// Editor settings chatls trusts, git's user configuration, a
+		// shell's start-up files: writing them runs code later.
+		return ".config/" + next
+	case shellStartupFiles[c] || editorStartupFiles[c]:
 		// Not in SPEC's list, but writing them runs code at the next login.
 		return c
 	}
@@ -119,7 +123,7 @@ func globSecret(text string) string {
 var sensitiveNames = []string{".env", ".ssh", ".aws", ".gnupg", ".netrc", "credentials",
 	"id_rsa", "id_ed25519", ".git", ".chatls.toml", ".gitconfig", ".husky", ".vscode", ".zed", ".helix",
 	".nvim.lua", ".nvimrc", ".exrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
-	".zshenv", ".zprofile", ".zlogin"}
+	".zshenv", ".zprofile", ".zlogin", ".bash_logout", ".zlogout", ".vimrc", ".emacs"}
 
 // sensitive is sensitiveToken plus the user's own configuration directory.
 func (e *Engine) sensitive(p string) string {
@@ -129,6 +133,22 @@ func (e *Engine) sensitive(p string) string {
 	for _, d := range e.configDirs {
 		if fspath.Within(p, d.path) {
 			return d.token
+		}
+	}
+	return ""
+}
+
+// writeSensitive is sensitive for a path being written, created, moved or
+// removed: also anything named .git, or inside one, anywhere (a planted
+// src/.git file, .git/commondir, .git/config.worktree, .git/hooks/x each
+// make git run or read what the writer chose).
+func (e *Engine) writeSensitive(p string) string {
+	if t := e.sensitive(p); t != "" {
+		return t
+	}
+	for _, c := range strings.Split(strings.ToLower(filepath.ToSlash(p)), "/") {
+		if c == ".git" {
+			return ".git"
 		}
 	}
 	return ""
@@ -298,8 +318,21 @@ func (pp *pathPattern) names(token string) bool {
 }
 
 var shellStartupFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".profile": true,
-	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true,
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
+	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true, ".zlogout": true,
+	".cshrc": true, ".tcshrc": true, ".kshrc": true, ".mkshrc": true, ".inputrc": true,
+}
+
+// editorStartupFiles are editors' own start-up files in the home directory.
+var editorStartupFiles = map[string]bool{".vimrc": true, ".gvimrc": true, ".vim": true, ".emacs": true, ".emacs.d": true}
+
+// startupConfigDirs are the directories under ~/.config (lower case) whose
+// files configure a program chatls or the user starts: the editors whose
+// settings chatls trusts, git, the shells.
+var startupConfigDirs = map[string]bool{
+	"code": true, "code - oss": true, "code - insiders": true, "vscodium": true, "cursor": true, "windsurf": true,
+	"zed": true, "helix": true, "nvim": true, "vim": true, "emacs": true, "doom": true, "kak": true,
+	"git": true, "fish": true, "zsh": true, "bash": true, "environment.d": true, "systemd": true, "autostart": true,
 }
 
 // commandReadsMatch applies a read deny rule (read(private/**)) to a bash

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 )
 
@@ -99,5 +100,86 @@ func TestWebFetchRulesMatchTheParsedURL(t *testing.T) {
 		if v.Decision != Deny {
 			t.Errorf("deny evil.net, url %s: got %s", u, v.Decision)
 		}
+	}
+}
+
+// Issue 41, root cause 9: with the document in the home directory, the
+// home is in the writable set, but what runs later or configures chatls
+// there still asks: editor settings, git's user configuration, shell
+// start-up files, chatls's own config.
+func TestHomeConfigurationAsksInsideTheWritableSet(t *testing.T) {
+	f := newFixture(t)
+	doc := filepath.Join(f.home, "notes.chat")
+	e, err := NewEngine(Sources{User: f.settings(t, "user.toml", "[tools]\nautoApprove = [\"$standard\", \"bash(echo *)\", \"bash(cp *)\", \"bash(tee *)\"]\n"),
+		UserFile: filepath.Join(f.home, ".config", "chatls", "config.toml"), DocPath: doc, Home: f.home, TempDir: f.tmp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(tool string, in map[string]any) Verdict {
+		return e.Decide(context.Background(), Call{ID: "h", Tool: tool, Input: in, DocPath: doc})
+	}
+	files := []string{
+		".config/Code/User/settings.json", ".config/zed/settings.json", ".config/helix/config.toml",
+		".config/nvim/init.lua", ".config/git/config", ".config/git/attributes", ".gitconfig", ".bashrc", ".profile",
+		".zshrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshenv", ".config/fish/config.fish",
+		".config/chatls/config.toml", ".vimrc", ".emacs", ".emacs.d/init.el", ".config/VSCodium/User/settings.json",
+		".config/Cursor/User/settings.json", ".ssh/authorized_keys",
+	}
+	for _, rel := range files {
+		p := filepath.Join(f.home, rel)
+		for _, c := range []struct {
+			tool string
+			in   map[string]any
+		}{
+			{"write", map[string]any{"path": p, "content": "x"}},
+			{"write", map[string]any{"path": "~/" + rel, "content": "x"}},
+			{"edit", map[string]any{"path": rel, "oldText": "a", "newText": "b"}},
+			{"bash", map[string]any{"command": "echo x >> ~/" + rel}},
+			{"bash", map[string]any{"command": "echo x | tee " + rel}},
+			{"bash", map[string]any{"command": "cp notes.md " + p}},
+		} {
+			if v := decide(c.tool, c.in); v.Decision == Approve {
+				t.Errorf("%s %v with the document in the home directory: approved\n%s", c.tool, c.in, v.Format())
+			}
+		}
+	}
+	// The rest of the home directory stays writable.
+	if v := decide("write", map[string]any{"path": "notes.md", "content": "x"}); v.Decision != Approve {
+		t.Errorf("write notes.md in the home directory: got %s\n%s", v.Decision, v.Format())
+	}
+	if v := decide("bash", map[string]any{"command": "echo x > notes.md"}); v.Decision != Approve {
+		t.Errorf("echo x > notes.md in the home directory: got %s\n%s", v.Decision, v.Format())
+	}
+}
+
+// Writing .git anywhere in the workspace asks, like .git/config: a planted
+// src/.git file or commondir points git elsewhere, a hook runs.
+func TestWritingGitAnywhereAsks(t *testing.T) {
+	f := newFixture(t)
+	user := "[tools]\nautoApprove = [\"$default\", \"bash(echo *)\", \"bash(cp *)\", \"bash(tee *)\", \"bash(cat *)\", \"mkdir\", \"copy\"]\n"
+	for _, p := range []string{"src/.git", ".git/commondir", ".git/config.worktree", ".git/hooks/pre-commit", "src/.GIT/x", ".git/modules/m/config", ".git/info/attributes"} {
+		for _, c := range []struct {
+			tool string
+			in   map[string]any
+		}{
+			{"write", map[string]any{"path": p, "content": "gitdir: /tmp/x"}},
+			{"edit", map[string]any{"path": p, "oldText": "a", "newText": "b"}},
+			{"mkdir", map[string]any{"path": p}},
+			{"copy", map[string]any{"source": "src/main.go", "destination": p, "overwrite": true}},
+			{"bash", map[string]any{"command": "echo gitdir: /tmp/x > " + p}},
+			{"bash", map[string]any{"command": "cp src/main.go " + p}},
+			{"bash", map[string]any{"command": "echo x | tee -a " + p}},
+		} {
+			if v := decideIn(t, f, user, c.tool, c.in); v.Decision == Approve {
+				t.Errorf("%s %v: approved\n%s", c.tool, c.in, v.Format())
+			}
+		}
+	}
+	// Reading .git stays as it was: cat .git/HEAD is no secret.
+	if v := decideIn(t, f, user, "bash", map[string]any{"command": "cat .git/HEAD"}); v.Decision != Approve {
+		t.Errorf("cat .git/HEAD: got %s\n%s", v.Decision, v.Format())
+	}
+	if v := decideIn(t, f, user, "write", map[string]any{"path": "src/gitnotes.md", "content": "x"}); v.Decision != Approve {
+		t.Errorf("write src/gitnotes.md: got %s", v.Decision)
 	}
 }
