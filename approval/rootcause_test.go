@@ -183,3 +183,28 @@ func TestWritingGitAnywhereAsks(t *testing.T) {
 		t.Errorf("write src/gitnotes.md: got %s", v.Decision)
 	}
 }
+
+// Issue 41, root cause 10 (rules): a narrowing rule — deny or ask — matches
+// with options interleaved: the command's non-option words must contain the
+// rule's words in order after the program, and the rule's options must all
+// be there in any order or spelling.
+func TestNarrowingRulesMatchWithOptionsInterleaved(t *testing.T) {
+	f := newFixture(t)
+	cmds := []string{"make release", "make -j4 release", "make -j 4 release", "make -C . release", "make --jobs=4 release V=1",
+		"make -k -s release", "make VAR=1 release", "env make -j4 release", "make -- release"}
+	for _, decision := range []string{"deny", "ask"} {
+		user := "[tools]\nautoApprove = [\"bash(make *)\", \"bash(env *)\"]\n[[tools.rules]]\nrule = \"bash(make release *)\"\ndecision = \"" + decision + "\"\n"
+		want := Deny
+		if decision == "ask" {
+			want = RequireApproval
+		}
+		for _, c := range cmds {
+			if v := decideIn(t, f, user, "bash", map[string]any{"command": c}); v.Decision != want {
+				t.Errorf("%s rule make release *: %q got %s\n%s", decision, c, v.Decision, v.Format())
+			}
+		}
+		if v := decideIn(t, f, user, "bash", map[string]any{"command": "make -j4 test"}); v.Decision != Approve {
+			t.Errorf("%s rule make release *: make -j4 test got %s", decision, v.Decision)
+		}
+	}
+}
