@@ -77,6 +77,18 @@ func (e *Engine) pathPart(call Call, key string, env callEnv) part {
 		// The path as written counts too: a link named .env is still a secret's name.
 		p.secret = sensitive(raw)
 	}
+	if p.secret == "" && (call.Tool == "grep" || call.Tool == "find") {
+		// A search glob that can match a sensitive name asks (the tool
+		// skips such files unless a rule names them, so it would find nothing).
+		for _, k := range []string{"glob", "pattern"} {
+			if g, ok := call.Input[k].(string); ok && (k == "glob" || call.Tool == "find") {
+				if t := patternSecret(g, false); t != "" {
+					p.secret = t
+					break
+				}
+			}
+		}
+	}
 	return p
 }
 

@@ -103,23 +103,6 @@ func sensitiveName(c, next string, rest []string) string {
 	return ""
 }
 
-// globSecret reports whether a glob word could match a sensitive name
-// (cat .en*, cat id_*); "*" alone does not match dot files, and plain
-// wildcards are not taken to mean credentials.json.
-func globSecret(text string) string {
-	for _, c := range strings.Split(strings.ToLower(text), "/") {
-		if strings.Trim(c, "*?") == "" {
-			continue
-		}
-		for _, name := range sensitiveNames {
-			if ok, _ := path.Match(c, name); ok {
-				return sensitiveName(name, "config", []string{"config"})
-			}
-		}
-	}
-	return ""
-}
-
 var sensitiveNames = []string{".env", ".ssh", ".aws", ".gnupg", ".netrc", "credentials",
 	"id_rsa", "id_ed25519", ".git", ".chatls.toml", ".gitconfig", ".husky", ".vscode", ".zed", ".helix",
 	".nvim.lua", ".nvimrc", ".exrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
@@ -183,9 +166,14 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 	if c.unknownRead {
 		return "a file named by a value this command makes at run time", "<"
 	}
+	for _, pa := range programPatterns(c.words) {
+		if t := patternSecret(pa, false); t != "" {
+			return t, pa
+		}
+	}
 	for _, a := range c.words[1:] {
 		if a.glob {
-			if t := globSecret(a.text); t != "" {
+			if t := patternSecret(a.pat, true); t != "" {
 				return t, a.text
 			}
 		}
@@ -204,6 +192,9 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 	for _, r := range c.reads {
 		if t := e.sensitive(e.canon(r, "/", e.home)); t != "" {
 			return t, r
+		}
+		if t := patternSecret(r, true); t != "" {
+			return t, r // < .e* reads the one file the glob matches
 		}
 	}
 	return "", ""
