@@ -208,3 +208,23 @@ func TestNarrowingRulesMatchWithOptionsInterleaved(t *testing.T) {
 		}
 	}
 }
+
+// Rule examples are checked the way the rule matches: an ask rule like a
+// deny rule (options interleaved), a URL rule parsed.
+func TestRuleExamplesMatchLikeTheRule(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct {
+		toml string
+		ok   bool
+	}{
+		{"rule = \"bash(make release *)\"\ndecision = \"ask\"\nmatch = [\"make -j4 release\"]\n", true},
+		{"rule = \"bash(make release *)\"\ndecision = \"deny\"\nmatch = [\"make -C . release\"]\n", true},
+		{"rule = \"web_fetch(url=https://example.com/*)\"\ndecision = \"approve\"\nmatch = [\"https://EXAMPLE.com:443/x\"]\nnotMatch = [\"https://example.com.evil.net/\", \"https://example.com@evil.net/\"]\n", true},
+		{"rule = \"web_fetch(url=https://example.com/*)\"\ndecision = \"approve\"\nmatch = [\"https://example.com@evil.net/\"]\n", false},
+	} {
+		_, err := NewEngine(f.sources(t, "[[tools.rules]]\n"+c.toml, "", false, nil), nil)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want ok=%v", c.toml, err, c.ok)
+		}
+	}
+}
