@@ -379,6 +379,12 @@ func programPatterns(words []word) []string {
 			if v, ok := valueOf(i, "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-lname", "-ilname"); ok {
 				out = append(out, v)
 			}
+			if t := args[i].text; t == "-regex" || t == "-iregex" {
+				// A regular expression is not intersected: take it to
+				// reach a secret (what find does with the match is
+				// analysed apart, -exec included).
+				out = append(out, ".env*")
+			}
 		}
 	case "git":
 		sub := false

@@ -158,6 +158,7 @@ func TestProgramPatternsThatReachSecretsAsk(t *testing.T) {
 		"find . -name '.e*' -exec grep -H " + canary[:6] + " {} +",
 		"find . -path '*/.env*' -exec grep -H " + canary[:6] + " {} +",
 		"rg -uu -g '.e*' " + canary[:6],
+		"find . -regex '.*/\\.env' -exec grep -H " + canary[:6] + " {} +",
 	} {
 		if strings.HasPrefix(cmd, "rg") {
 			if _, err := exec.LookPath("rg"); err != nil {
