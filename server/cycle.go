@@ -85,8 +85,8 @@ func (s *Server) mode(ds *docState, force bool) cycle.Mode {
 // and reports whether it inserted any.
 func (s *Server) categorize(ds *docState, force bool) bool {
 	doc, l := s.view(ds)
-	statuses, invalid := cycle.Categorize(doc, l, s.mode(ds, force), s.facts(ds, doc, "autopilot"))
-	if len(statuses) == 0 && len(invalid) == 0 {
+	statuses, invalid, reused := cycle.Categorize(doc, l, s.mode(ds, force), s.facts(ds, doc, "autopilot"))
+	if len(statuses) == 0 && len(invalid) == 0 && len(reused) == 0 {
 		return false
 	}
 	s.mu.Lock()
@@ -97,7 +97,7 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 		dialect = chatdoc.DialectSuffix
 	}
 	return s.editDocument(ds, "chatls: insert approval placeholders", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
-		return cycle.PlaceholderEdits(doc, statuses, invalid, dialect)
+		return cycle.PlaceholderEdits(doc, statuses, invalid, reused, dialect)
 	})
 }
 
@@ -169,7 +169,12 @@ func (s *Server) facts(ds *docState, doc *chatdoc.Document, logSource string) cy
 			return s.decide(ds, doc, u, logSource)
 		},
 		Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) },
-		Invalid: func(u *chatdoc.ToolUse) string { return onTarget.InvalidInput(u.Name, u.Input()) },
+		Invalid: func(u *chatdoc.ToolUse) string {
+			if _, known := onTarget.Lookup(u.Name); !known {
+				return cycle.UnknownTool(u.Name, s.registry.Suggest(u.Name))
+			}
+			return onTarget.InvalidInput(u.Name, u.Input())
+		},
 	}
 }
 
