@@ -36,6 +36,8 @@ const (
 	MsgRevoked        = "the tool's input changed after approval; approve again to run"
 	MsgWaitingTools   = "Waiting for tool definitions to load..."
 	MsgAlreadyRan     = "this tool already ran; %s to write its result"
+	// MsgCutAnswer says what to do after CutAnswer closed an answer.
+	MsgCutAnswer = "the last answer was cut off when chatls stopped while it streamed; it is marked as interrupted: write your question under the new @You: and send"
 	// MsgDuplicateIDs is advance's message while tool uses share an ID.
 	MsgDuplicateIDs = "tool uses share the ID %s: nothing runs for it until each tool use has its own ID"
 

@@ -43,8 +43,10 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 	if err := s.awaitToolDefinitions(ctx, ds); err != nil {
 		return cycle.Report{Phase: cycle.PhaseWait, Message: err.Error()}
 	}
+	recovered := false
 	if force {
 		s.awaitWrites(ctx, ds)
+		recovered = s.closeCutAnswer(ds)
 	}
 	categorized := s.categorize(ds, force)
 	executed := s.resolve(ds, force, "")
@@ -62,7 +64,40 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 			report.Message = "sending"
 		}
 	}
+	if recovered {
+		report.Message = cycle.MsgCutAnswer
+	}
 	return report
+}
+
+// closeCutAnswer writes the abort marker and `@You:` after an answer a
+// crash cut off (cycle.CutAnswer), when nothing streams into the document
+// now, and reports whether it did. Only the next step does this, never
+// opening (SPEC §2, §7).
+func (s *Server) closeCutAnswer(ds *docState) bool {
+	if _, streaming := s.streaming(ds); streaming {
+		return false
+	}
+	return s.editDocument(ds, "chatls: close the interrupted answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+		if e, ok := cycle.CutAnswer(doc); ok {
+			return []chatdoc.TextEdit{e}, nil
+		}
+		return nil, nil
+	})
+}
+
+// sendAfterCut is chatls.send on a document that ends with an answer a
+// crash cut off: the next step closes it (its calls get aborted results),
+// and the send is refused, saying what to do. false: not such a document.
+func (s *Server) sendAfterCut(ctx context.Context, ds *docState) (bool, error) {
+	if _, cut := cycle.CutAnswer(s.latest(ds)); !cut {
+		return false, nil
+	}
+	if _, streaming := s.streaming(ds); streaming {
+		return false, nil
+	}
+	s.step(ctx, ds, true)
+	return true, s.refuseSend(cycle.MsgCutAnswer)
 }
 
 // streaming says whether an answer is streaming into the document, and
