@@ -152,6 +152,13 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 	}
 	var started map[string]any
 	if err := call("chatls.send", &started); err != nil {
+		// A refusal may have edited the document first (an answer a crash
+		// cut off is closed): the file gets that edit.
+		if text := c.Doc(uri).Text; text != string(data) {
+			if werr := os.WriteFile(path, []byte(text), 0o644); werr != nil {
+				return sendFailed, werr
+			}
+		}
 		return sendFailed, errors.New(rpcMessage(err))
 	}
 	cancelled := false
