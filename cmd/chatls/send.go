@@ -154,10 +154,8 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 	if err := call("chatls.send", &started); err != nil {
 		// A refusal may have edited the document first (an answer a crash
 		// cut off is closed): the file gets that edit.
-		if text := c.Doc(uri).Text; text != string(data) {
-			if werr := os.WriteFile(path, []byte(text), 0o644); werr != nil {
-				return sendFailed, werr
-			}
+		if werr := f.sync(ctx, c); werr != nil {
+			return sendFailed, werr
 		}
 		return sendFailed, errors.New(rpcMessage(err))
 	}
