@@ -257,7 +257,8 @@ func decideRows() []decideRow {
 		"cd /etc; echo x > passwd", R,
 		"cd $DIR && echo x > out.txt", R,
 		"cd .. && ls", R,
-		"X=1 go test ./...", A,
+		"X=1 go test ./...", R, // issue 41: X could be GOCACHEPROG
+		"CGO_ENABLED=0 go test ./...", A,
 		"CGO_ENABLED=0 go test ./...", A,
 		"PATH=/tmp/evil:$PATH go test", R,
 		"export PATH=/x; go test", R,

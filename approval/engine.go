@@ -149,7 +149,7 @@ func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
 		steps = append(steps, e.runExternal(ctx, call, env)...)
 	}
 	steps = append(steps, e.guarded("sandbox", func() Step { return e.sandboxStep(call) }))
-	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep() }))
+	steps = append(steps, e.guarded("catch-all", func() Step { return e.catchAllStep(call) }))
 	if dangerousTools[call.Tool] {
 		// Said in every trace (hover, explain, the decision log), whatever decided.
 		steps = append(steps, Step{Resolver: "dangerous", Decision: Pass,
@@ -239,9 +239,15 @@ const WorkspaceErrorResolver = "workspace-config"
 // FrontmatterErrorResolver names the trace step of a frontmatter that failed.
 const FrontmatterErrorResolver = "frontmatter"
 
-func (e *Engine) catchAllStep() Step {
+func (e *Engine) catchAllStep(call Call) Step {
 	if e.rules.requireApproval {
 		return Step{Resolver: "catch-all", Priority: 0, Decision: Pass, Reason: "tools.requireApproval is on"}
+	}
+	if dangerousTools[call.Tool] {
+		// SPEC §5: only a rule naming a dangerous tool approves it; the
+		// catch-all is no rule.
+		return Step{Resolver: "catch-all", Priority: 0, Decision: Pass,
+			Reason: "tools.requireApproval = false, but " + call.Tool + " is dangerous: it needs a rule that names it"}
 	}
 	return Step{Resolver: "catch-all", Priority: 0, Decision: Approve, Reason: "tools.requireApproval = false"}
 }
@@ -249,7 +255,24 @@ func (e *Engine) catchAllStep() Step {
 // callEnv is the directories a call is judged against, all canonical.
 type callEnv struct {
 	root, docDir string
-	read, write  []string
+	// bashDir is where bash runs: tools.bash.cwd (relative to the
+	// document's directory) or the document's directory (SPEC §5). A bash
+	// command's relative paths are judged against it.
+	bashDir     string
+	read, write []string
+}
+
+// bashCwd is the effective tools.bash.cwd: the user layers', overridden by a
+// trusted .chatls.toml (as config.Merge does for the tool runner).
+func (e *Engine) bashCwd() string {
+	cwd := e.src.User.Tools.Bash.Cwd
+	if e.trusted && e.src.Workspace.Tools.Bash.Cwd != "" {
+		cwd = e.src.Workspace.Tools.Bash.Cwd
+	}
+	if e.src.BashCwd != "" {
+		cwd = e.src.BashCwd
+	}
+	return cwd
 }
 
 func (e *Engine) callEnv(call Call) callEnv {
@@ -266,7 +289,7 @@ func (e *Engine) resolveEnv(call Call) callEnv {
 		// On a target only its root counts: the document's directory and
 		// this machine's directories (temp, writable) are not there. No
 		// root: relative paths are inside nothing.
-		env.root, env.docDir = e.root, e.root
+		env.root, env.docDir, env.bashDir = e.root, e.root, e.root
 		env.read, env.write = []string{e.root}, []string{e.root}
 		return env
 	}
@@ -292,6 +315,11 @@ func (e *Engine) resolveEnv(call Call) callEnv {
 	}
 	if env.docDir == "" {
 		env.docDir = env.root
+	}
+	env.bashDir = env.docDir
+	if cwd := e.bashCwd(); cwd != "" && env.docDir != "" {
+		// "" when it can't be resolved: every relative path is then unknown.
+		env.bashDir = e.canon(cwd, env.docDir, e.home)
 	}
 	env.read = []string{env.root, env.docDir}
 	env.write = []string{env.root, env.docDir, e.canon(e.tmp, "/", e.home)}

@@ -181,7 +181,9 @@ func (e *Engine) answerPart(p *part, env callEnv) map[string]*answer {
 	for i := range rs.ask {
 		en := &rs.ask[i]
 		a := res[en.origin.layer]
-		if (a.decision == Pass || a.decision == Approve) && e.allowMatches(en.rule, p, env) {
+		// An ask rule narrows, like a deny: it matches as broadly
+		// (options interleaved, by effect, once variables are filled in).
+		if (a.decision == Pass || a.decision == Approve) && e.denyMatches(en.rule, p, env) != denyNo {
 			a.decision, a.entry = RequireApproval, en
 		}
 	}

@@ -13,7 +13,8 @@ const exampleRoot = "/chatls-example-root"
 // checkExamples verifies a [[tools.rules]] table's match/notMatch examples,
 // so a rule that does not mean what its author thinks fails when it loads.
 func checkExamples(r *rule, cfg config.Rule, home string) error {
-	deny := cfg.Decision == "deny"
+	// An ask rule narrows like a deny rule and matches as broadly.
+	deny := cfg.Decision == "deny" || cfg.Decision == "ask"
 	for _, ex := range cfg.Match {
 		if !exampleMatches(r, ex, deny, home) {
 			return fmt.Errorf("rule %q: example %q must match but does not (fix the rule or the example)", r.text, ex)
@@ -58,6 +59,8 @@ func exampleMatches(r *rule, ex string, deny bool, home string) bool {
 		return r.path.match(filepath.Clean(p), exampleRoot)
 	case r.bare:
 		return true
+	case r.tool == "web_fetch" && (r.key == "" || r.key == "url"):
+		return urlRuleMatch(r.glob, ex, deny)
 	}
 	return wildcard(r.glob, ex)
 }

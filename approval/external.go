@@ -62,9 +62,13 @@ type resolverReply struct {
 
 func (e *Engine) runExternal(ctx context.Context, call Call, env callEnv) []Step {
 	var steps []Step
+	cwd := env.docDir
+	if call.Tool == "bash" && env.bashDir != "" {
+		cwd = env.bashDir // where the command runs (tools.bash.cwd): its relative paths mean that
+	}
 	for _, x := range e.ext {
 		step := Step{Resolver: "external:" + x.name, Priority: x.priority, Decision: Pass}
-		d, reason, err := x.ask(ctx, call, env.docDir)
+		d, reason, err := x.ask(ctx, call, cwd)
 		if err != nil {
 			e.log.Warn("external resolver skipped", zap.String("resolver", x.name), zap.Error(err))
 			step.Reason = "skipped: " + err.Error()

@@ -14,3 +14,26 @@ func (e *Engine) ReadDenied(p string) bool {
 	}
 	return false
 }
+
+// Hidden says whether the tools walking a directory (grep, find, ls) skip
+// the canonical path p: a read deny rule covers it (ReadDenied), or it is a
+// sensitive path (.env, credentials.json, .ssh/…) that no trusted rule of a
+// reading tool names (grep(.env), read(config/credentials.json)). A search
+// of the workspace approved by $standard so never returns a secret.
+func (e *Engine) Hidden(p string) bool {
+	if e.ReadDenied(p) {
+		return true
+	}
+	t := e.sensitive(p)
+	if t == "" {
+		return false
+	}
+	for i := range e.rules.approve {
+		en := &e.rules.approve[i]
+		r := en.rule
+		if en.origin.trusted && r.path != nil && r.sameEffect("read") && r.path.match(p, e.root) && r.path.names(t) {
+			return false
+		}
+	}
+	return true
+}

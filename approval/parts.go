@@ -68,10 +68,26 @@ func (e *Engine) pathPart(call Call, key string, env callEnv) part {
 	}
 	p.path = e.canon(raw, env.docDir, e.home)
 	p.label = fmt.Sprintf("%s %s", call.Tool, p.path)
-	p.secret = e.sensitive(p.path)
+	sensitive := e.sensitive
+	if writeTools[call.Tool] {
+		sensitive = e.writeSensitive
+	}
+	p.secret = sensitive(p.path)
 	if p.secret == "" {
 		// The path as written counts too: a link named .env is still a secret's name.
-		p.secret = sensitiveToken(raw)
+		p.secret = sensitive(raw)
+	}
+	if p.secret == "" && (call.Tool == "grep" || call.Tool == "find") {
+		// A search glob that can match a sensitive name asks (the tool
+		// skips such files unless a rule names them, so it would find nothing).
+		for _, k := range []string{"glob", "pattern"} {
+			if g, ok := call.Input[k].(string); ok && (k == "glob" || call.Tool == "find") {
+				if t := patternSecret(g, false); t != "" {
+					p.secret = t
+					break
+				}
+			}
+		}
 	}
 	return p
 }
@@ -82,20 +98,20 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 		return nil, []string{"the bash call has no command string"}
 	}
 	reading, why := bashReading(cmd)
-	a := analyzeShell(reading, env.docDir, e.home)
+	a := analyzeShell(reading, env.bashDir, e.home)
 	if why != "" {
 		a.opaque = append(a.opaque, why)
 	}
 	parts := e.analysisParts(a, env, false)
 	// Other ways bash may read the text only matter for deny rules.
 	if alt := blankReading(reading); alt != "" {
-		parts = append(parts, e.analysisParts(analyzeShell(alt, env.docDir, e.home), env, true)...)
+		parts = append(parts, e.analysisParts(analyzeShell(alt, env.bashDir, e.home), env, true)...)
 	}
 	if len(a.opaque) > 0 {
 		// The analysis is incomplete: deny rules also look at every
 		// command the text could run.
 		for _, words := range e.scanForDeny(reading) {
-			c := &shellCommand{words: words, denyForms: [][]word{words}, nested: true, cwd: env.docDir}
+			c := &shellCommand{words: words, denyForms: [][]word{words}, nested: true, cwd: env.bashDir}
 			parts = append(parts, part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(words), denyOnly: true})
 		}
 	}
@@ -106,7 +122,7 @@ func (e *Engine) bashParts(call Call, env callEnv) ([]part, []string) {
 // only deny rules look at (another reading of the same text).
 func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []part {
 	var parts []part
-	canon := map[string]string{env.docDir: env.docDir}
+	canon := map[string]string{env.bashDir: env.bashDir}
 	for i := range a.commands {
 		c := &a.commands[i]
 		p := part{kind: partCommand, tool: "bash", cmd: c, label: commandLabel(c.words), denyOnly: c.nested || denyOnly}
@@ -134,9 +150,9 @@ func (e *Engine) analysisParts(a *shellAnalysis, env callEnv, denyOnly bool) []p
 		} else {
 			p.path = e.canon(w.path, "/", e.home)
 			p.label = fmt.Sprintf("write %s (%s)", p.path, w.via)
-			p.secret = e.sensitive(p.path)
+			p.secret = e.writeSensitive(p.path)
 			if p.secret == "" {
-				p.secret = sensitiveToken(w.path)
+				p.secret = e.writeSensitive(w.path)
 			}
 		}
 		parts = append(parts, p)
@@ -248,7 +264,7 @@ func (e *Engine) allowMatches(r *rule, p *part, env callEnv) bool {
 		// Creating a branch asks unless a rule names it: git_branch(create).
 		return r.tool == p.tool && r.pattern == "create"
 	}
-	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input))
+	return r.toolMatches(p.tool) && (r.bare || r.matchInput(p.tool, p.input, false))
 }
 
 // denyMatches reports whether a deny entry hits the part; maybe when it
@@ -299,22 +315,29 @@ func (e *Engine) denyMatches(r *rule, p *part, env callEnv) denyResult {
 		}
 		return denyNo
 	}
-	if r.toolMatches(p.tool) && (r.bare || r.matchInput(p.input)) {
+	if r.toolMatches(p.tool) && (r.bare || r.matchInput(p.tool, p.input, true)) {
 		return denyYes
 	}
 	return denyNo
 }
 
 // matchInput matches TOOL(key=glob) or TOOL(glob) against a call's input:
-// without a key, the first string among the usual keys is used.
-func (r *rule) matchInput(input map[string]any) bool {
+// without a key, the first string among the usual keys is used. A URL
+// (web_fetch's url) is matched parsed: urlRuleMatch.
+func (r *rule) matchInput(tool string, input map[string]any, deny bool) bool {
+	match := func(k, s string) bool {
+		if k == "url" && tool == "web_fetch" {
+			return urlRuleMatch(r.glob, s, deny)
+		}
+		return wildcard(r.glob, s)
+	}
 	if r.key != "" {
 		s, ok := input[r.key].(string)
-		return ok && wildcard(r.glob, s)
+		return ok && match(r.key, s)
 	}
 	for _, k := range []string{"command", "path", "url", "expression", "query", "pattern", "name"} {
 		if s, ok := input[k].(string); ok {
-			return wildcard(r.glob, s)
+			return match(k, s)
 		}
 	}
 	return false

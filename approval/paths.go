@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"errors"
 	"path"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,29 @@ import (
 // canonicalPath makes p absolute (relative to base, ~ to home) and resolves
 // it the way the kernel does (fspath: the tools touch the same path). A
 // path that cannot be resolved (a symlink loop) is "": inside no
-// directory, so nothing is approved for it.
+// directory, so nothing is approved for it. A path that leads into /proc
+// (/proc/self/cwd, /dev/fd/3, /dev/stdout/..) is not resolved in chatls's
+// process, whose /proc is not the one of the program that opens it: it is
+// procPath, outside every directory and sensitive.
 func canonicalPath(p, base, home string) string {
-	c, err := fspath.Canonical(p, base, home)
-	if err != nil {
+	return resolveFor("/", fspath.Abs(p, base, home))
+}
+
+// procPath stands for any path that leads into /proc.
+const procPath = "/proc"
+
+// resolveFor resolves rel from the canonical directory base as another
+// process would see it (fspath.ResolveForOther): procPath for /proc, ""
+// when it can't be resolved.
+func resolveFor(base, rel string) string {
+	if !filepath.IsAbs(rel) && base == "" {
+		return ""
+	}
+	c, err := fspath.ResolveForOther(base, rel)
+	switch {
+	case errors.Is(err, fspath.ErrProc):
+		return procPath
+	case err != nil:
 		return ""
 	}
 	return c
@@ -27,6 +47,10 @@ func canonicalPath(p, base, home string) string {
 // git hooks and config, editor settings (which can hold chatls settings),
 // and shell start-up files.
 func sensitiveToken(p string) string {
+	if fspath.Within(path.Clean(p), procPath) {
+		// Another process's environment, directory or root (SPEC §5).
+		return procPath
+	}
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
 	for i, c := range parts {
 		next := ""
@@ -68,26 +92,13 @@ func sensitiveName(c, next string, rest []string) string {
 		return c
 	case c == ".config" && next == "chatls":
 		return "chatls/"
-	case shellStartupFiles[c]:
+	case c == ".config" && startupConfigDirs[next]:
+		// Editor settings chatls trusts, git's user configuration, a
+		// shell's start-up files: writing them runs code later.
+		return ".config/" + next
+	case shellStartupFiles[c] || editorStartupFiles[c]:
 		// Not in SPEC's list, but writing them runs code at the next login.
 		return c
-	}
-	return ""
-}
-
-// globSecret reports whether a glob word could match a sensitive name
-// (cat .en*, cat id_*); "*" alone does not match dot files, and plain
-// wildcards are not taken to mean credentials.json.
-func globSecret(text string) string {
-	for _, c := range strings.Split(strings.ToLower(text), "/") {
-		if strings.Trim(c, "*?") == "" {
-			continue
-		}
-		for _, name := range sensitiveNames {
-			if ok, _ := path.Match(c, name); ok {
-				return sensitiveName(name, "config", []string{"config"})
-			}
-		}
 	}
 	return ""
 }
@@ -95,7 +106,7 @@ func globSecret(text string) string {
 var sensitiveNames = []string{".env", ".ssh", ".aws", ".gnupg", ".netrc", "credentials",
 	"id_rsa", "id_ed25519", ".git", ".chatls.toml", ".gitconfig", ".husky", ".vscode", ".zed", ".helix",
 	".nvim.lua", ".nvimrc", ".exrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
-	".zshenv", ".zprofile", ".zlogin"}
+	".zshenv", ".zprofile", ".zlogin", ".bash_logout", ".zlogout", ".vimrc", ".emacs"}
 
 // sensitive is sensitiveToken plus the user's own configuration directory.
 func (e *Engine) sensitive(p string) string {
@@ -105,6 +116,22 @@ func (e *Engine) sensitive(p string) string {
 	for _, d := range e.configDirs {
 		if fspath.Within(p, d.path) {
 			return d.token
+		}
+	}
+	return ""
+}
+
+// writeSensitive is sensitive for a path being written, created, moved or
+// removed: also anything named .git, or inside one, anywhere (a planted
+// src/.git file, .git/commondir, .git/config.worktree, .git/hooks/x each
+// make git run or read what the writer chose).
+func (e *Engine) writeSensitive(p string) string {
+	if t := e.sensitive(p); t != "" {
+		return t
+	}
+	for _, c := range strings.Split(strings.ToLower(filepath.ToSlash(p)), "/") {
+		if c == ".git" {
+			return ".git"
 		}
 	}
 	return ""
@@ -139,9 +166,14 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 	if c.unknownRead {
 		return "a file named by a value this command makes at run time", "<"
 	}
+	for _, pa := range programPatterns(c.words) {
+		if t := patternSecret(pa, false); t != "" {
+			return t, pa
+		}
+	}
 	for _, a := range c.words[1:] {
 		if a.glob {
-			if t := globSecret(a.text); t != "" {
+			if t := patternSecret(a.pat, true); t != "" {
 				return t, a.text
 			}
 		}
@@ -161,6 +193,9 @@ func (e *Engine) commandSecret(c *shellCommand, canon map[string]string) (token,
 		if t := e.sensitive(e.canon(r, "/", e.home)); t != "" {
 			return t, r
 		}
+		if t := patternSecret(r, true); t != "" {
+			return t, r // < .e* reads the one file the glob matches
+		}
 	}
 	return "", ""
 }
@@ -174,8 +209,8 @@ func (e *Engine) argPathSecret(cwd, arg string) string {
 	case strings.HasPrefix(arg, "~"):
 		return ""
 	}
-	c, err := fspath.ResolveFrom(cwd, arg)
-	if err != nil {
+	c := resolveFor(cwd, arg)
+	if c == "" {
 		return "an unresolvable path"
 	}
 	return e.sensitive(c)
@@ -274,8 +309,21 @@ func (pp *pathPattern) names(token string) bool {
 }
 
 var shellStartupFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".profile": true,
-	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true,
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
+	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true, ".zlogout": true,
+	".cshrc": true, ".tcshrc": true, ".kshrc": true, ".mkshrc": true, ".inputrc": true,
+}
+
+// editorStartupFiles are editors' own start-up files in the home directory.
+var editorStartupFiles = map[string]bool{".vimrc": true, ".gvimrc": true, ".vim": true, ".emacs": true, ".emacs.d": true}
+
+// startupConfigDirs are the directories under ~/.config (lower case) whose
+// files configure a program chatls or the user starts: the editors whose
+// settings chatls trusts, git, the shells.
+var startupConfigDirs = map[string]bool{
+	"code": true, "code - oss": true, "code - insiders": true, "vscodium": true, "cursor": true, "windsurf": true,
+	"zed": true, "helix": true, "nvim": true, "vim": true, "emacs": true, "doom": true, "kak": true,
+	"git": true, "fish": true, "zsh": true, "bash": true, "environment.d": true, "systemd": true, "autostart": true,
 }
 
 // commandReadsMatch applies a read deny rule (read(private/**)) to a bash
@@ -328,7 +376,7 @@ func (e *Engine) commandReadPaths(c *shellCommand) ([]string, bool) {
 			case strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~"):
 				p = e.canon(piece, cwd, e.home)
 			case cwd != "":
-				p, _ = fspath.ResolveFrom(cwd, piece)
+				p = resolveFor(cwd, piece)
 			}
 			if p != "" {
 				c.readPaths = append(c.readPaths, p)

@@ -272,12 +272,15 @@ func (w *shellWalker) createdBy(p string) string {
 	return ""
 }
 
+// harmlessDevice: only these exact names write no file. Anything else under
+// /dev is resolved like any path: /dev/stdout/.. is a directory, and
+// /dev/fd/N is whatever descriptor N is in bash (procPath: it asks).
 func harmlessDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/")
+	return false
 }
 
 // joinPath makes p absolute against cwd, expanding ~; ok is false when cwd
@@ -564,6 +567,7 @@ func (w *shellWalker) decl(c *syntax.DeclClause, sc *scope) {
 	if variant == "nameref" {
 		w.opaque("nameref makes a name reference: reading it evaluates the referenced name")
 	}
+	unexport := false // export -n NAME takes NAME out of the environment
 	for _, as := range c.Args {
 		if as.Naked && as.Name == nil && as.Value != nil {
 			// An option, or a NAME=VALUE written with quotes or expansions.
@@ -571,10 +575,15 @@ func (w *shellWalker) decl(c *syntax.DeclClause, sc *scope) {
 			v := resolveWord(as.Value)
 			if !v.dyn && isPlainLit(as.Value) && (strings.HasPrefix(v.text, "-") || strings.HasPrefix(v.text, "+")) {
 				w.declFlags(variant, v.text)
+				unexport = unexport || strings.HasPrefix(v.text, "-") && strings.Contains(v.text, "n")
 				continue
 			}
 			w.opaque("%s gets a variable name that is quoted or known only at run time (%q): never auto-approved", variant, displayWord(v))
 			continue
+		}
+		if variant == "export" && as.Name != nil && !unexport && (as.Value != nil || as.Index != nil || !as.Naked || w.touched[as.Name.Value]) {
+			// export NAME of a variable this command did not set adds nothing.
+			w.environment(as.Name.Value, "with export")
 		}
 		if as.Naked && as.Name != nil && as.Value == nil && as.Index == nil && variant != "export" && variant != "readonly" {
 			// local PATH (declare PATH in a function) makes an unset local:
@@ -715,6 +724,39 @@ func (w *shellWalker) varNameArg(a word, via string, assigns bool) {
 			w.opaque("%s sets %s, whose values are evaluated as arithmetic", via, name)
 		}
 	}
+}
+
+// environment checks a variable put in the environment of the programs a
+// command runs (X=1 cmd, env X=1 cmd, export X): any variable may make a
+// program run another (GOCACHEPROG, EXECIGNORE, GIT_*, a tool's own
+// *_COMMAND…), so only the ones known to be harmless pass; every other
+// asks. A plain shell assignment (x=1 alone) is checked by
+// dangerousVariable only: it reaches no program.
+func (w *shellWalker) environment(name, how string) {
+	if harmlessEnv(name) {
+		return
+	}
+	w.opaque("%s %s puts it in the environment of the programs that run; chatls knows only some variables to be harmless there (LANG, LC_*, TZ, NO_COLOR, GOOS…)", name, how)
+}
+
+// harmlessEnv are environment variables no program execs or reads a file
+// by: locale, time zone, terminal and colour, CI markers, Go's target and
+// runtime knobs, log levels.
+func harmlessEnv(name string) bool {
+	u := strings.ToUpper(name)
+	if strings.HasPrefix(u, "LC_") {
+		return true
+	}
+	switch u {
+	case "LANG", "LANGUAGE", "TZ", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
+		"COLUMNS", "LINES", "CI", "DEBUG", "VERBOSE", "V", "QUIET", "SOURCE_DATE_EPOCH", "USER", "LOGNAME",
+		"GOOS", "GOARCH", "GOARM", "GOAMD64", "GO386", "GOARM64", "GOWASM", "CGO_ENABLED", "GOMAXPROCS", "GOGC",
+		"GOMEMLIMIT", "GOTRACEBACK", "GO111MODULE", "GOCOVERDIR", "RUST_LOG", "RUST_BACKTRACE", "RUST_LIB_BACKTRACE",
+		"NODE_ENV", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING",
+		"PYTHONUTF8", "LOG_LEVEL", "LOGLEVEL", "NPROC", "JOBS", "TIMEFORMAT":
+		return true
+	}
+	return false
 }
 
 // dangerousVariable names variables that change which program runs, what

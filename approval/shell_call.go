@@ -20,6 +20,9 @@ const (
 func (w *shellWalker) call(c *syntax.CallExpr, sc *scope) {
 	for _, as := range c.Assigns {
 		w.assign(as, sc)
+		if len(c.Args) > 0 && as.Name != nil {
+			w.environment(as.Name.Value, "before a command")
+		}
 	}
 	if len(c.Args) == 0 {
 		w.rememberAssigns(c.Assigns)
@@ -265,6 +268,8 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 				w.opaque("env sets a variable whose name is known only at run time")
 			} else if why := dangerousVariable(name); why != "" {
 				w.opaque("setting %s %s", name, why)
+			} else {
+				w.environment(name, "with env")
 			}
 			inner = inner[1:]
 		}

@@ -190,16 +190,60 @@ func (w *shellWalker) sed(p optParse, sc *scope) {
 			scripts, files = files[:1], files[1:]
 		}
 	}
+	// GNU sed joins its -e scripts with newlines and parses them as one.
+	var texts []string
 	for _, s := range scripts {
-		if s.dyn || sedRunsOrWrites(s.text) {
-			w.opaque("the sed script may run commands or write files (e/w commands)")
+		if s.dyn {
+			w.opaque("the sed script is known only at run time")
+			return
+		}
+		texts = append(texts, s.text)
+	}
+	script := parseSedScript(strings.Join(texts, "\n"))
+	switch {
+	case script.bad != "":
+		w.opaque("the sed script could not be followed (%s): it may run commands or write files", script.bad)
+	case script.runs:
+		w.opaque("the sed script runs commands (the e command or the s///e flag): never auto-approved")
+	}
+	for _, f := range script.writes {
+		if !harmlessDevice(f) {
+			w.write(word{text: f, lead: len(f)}, sc, "sed w")
 		}
 	}
-	if _, ok := p.has("--in-place"); !ok {
+	for _, f := range script.reads {
+		w.addRead(f, sc)
+	}
+	h, ok := p.has("--in-place")
+	if !ok {
 		return
 	}
+	suffix := h.value
 	for _, t := range files {
 		w.write(t, sc, "sed -i")
+		switch {
+		case suffix.dyn || t.dyn:
+			w.unknownWrite(sc, "sed -i", "a backup name known only at run time")
+		case suffix.text != "":
+			// The original is renamed to its backup name (sedBackupName).
+			for _, b := range sedBackupNames(t.text, suffix.text) {
+				w.write(word{text: b, lead: len(b)}, sc, "sed -i backup")
+			}
+		}
+	}
+}
+
+// addRead records a file the last recorded command reads (sed r FILE):
+// the sensitive-path check and read deny rules look at it.
+func (w *shellWalker) addRead(f string, sc *scope) {
+	if len(w.a.commands) == 0 || harmlessDevice(f) || f == "/dev/stdin" {
+		return
+	}
+	c := &w.a.commands[len(w.a.commands)-1]
+	if p, ok := w.joinPath(sc.cwd, f); ok {
+		c.reads = append(c.reads[:len(c.reads):len(c.reads)], p)
+	} else {
+		c.unknownRead = true
 	}
 }
 
@@ -388,48 +432,6 @@ func joinWord(dir, name word) word {
 		out.lead = len(out.text)
 	}
 	return out
-}
-
-var sedCommand = regexp.MustCompile(`(?m)(^|[;{}\n])\s*(\d+|\$|/[^/]*/)?(,\s*(\d+|\$|/[^/]*/))?\s*!?\s*[ewW]`)
-
-// sedRunsOrWrites looks for e/w/W commands and s///e or s///w flags.
-func sedRunsOrWrites(script string) bool {
-	if sedCommand.MatchString(script) {
-		return true
-	}
-	for i := 0; i < len(script); i++ {
-		if script[i] != 's' || i+1 >= len(script) {
-			continue
-		}
-		if i > 0 && isWordByte(script[i-1]) {
-			continue
-		}
-		d := script[i+1]
-		if d == '\\' || d == '\n' || isWordByte(d) || d == ' ' {
-			continue
-		}
-		j, seen := i+2, 0
-		for j < len(script) && seen < 2 {
-			switch script[j] {
-			case '\\':
-				j++
-			case d:
-				seen++
-			}
-			j++
-		}
-		if seen < 2 {
-			continue
-		}
-		for j < len(script) && isWordByte(script[j]) {
-			if script[j] == 'e' || script[j] == 'w' || script[j] == 'W' {
-				return true
-			}
-			j++
-		}
-		i = j - 1
-	}
-	return false
 }
 
 func isWordByte(c byte) bool {

@@ -23,6 +23,9 @@ type word struct {
 	// tainted: a dynamic part comes from a variable the command itself
 	// sets at run time (shell_vars.go).
 	tainted bool
+	// pat is the word as a bash pattern (set when glob): quoted text
+	// escaped, extglob groups kept, a dynamic part as *.
+	pat string
 }
 
 // dynWord stands for arguments that come from elsewhere (xargs' stdin, find's {}).
@@ -32,7 +35,7 @@ var dynWord = word{dyn: true}
 // expanding anything dynamic.
 func resolveWord(w *syntax.Word) word {
 	var out word
-	var b strings.Builder
+	var b, pat strings.Builder
 	markDyn := func() {
 		if !out.dyn {
 			out.dyn = true
@@ -53,6 +56,7 @@ func resolveWord(w *syntax.Word) word {
 				out.glob = true
 			}
 			b.WriteString(unescapeUnquoted(v))
+			pat.WriteString(v)
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				s, ok := ansiC(p.Value)
@@ -60,30 +64,41 @@ func resolveWord(w *syntax.Word) word {
 					markDyn()
 				}
 				b.WriteString(s)
+				pat.WriteString(escapeGlob(s))
 			} else {
 				b.WriteString(p.Value)
+				pat.WriteString(escapeGlob(p.Value))
 			}
 		case *syntax.DblQuoted:
 			for _, dp := range p.Parts {
 				if lit, ok := dp.(*syntax.Lit); ok {
 					b.WriteString(unescapeDouble(lit.Value))
+					pat.WriteString(escapeGlob(unescapeDouble(lit.Value)))
 					continue
 				}
 				markDyn()
 				collectAlt(dp, &out)
+				pat.WriteString("*")
 			}
 		case *syntax.ParamExp:
 			markDyn()
 			collectAlt(p, &out)
+			pat.WriteString("*")
 		default:
 			// Command/process substitution, arithmetic, extglob, braces.
 			markDyn()
-			if _, ok := p.(*syntax.ExtGlob); ok {
+			if eg, ok := p.(*syntax.ExtGlob); ok {
 				out.glob = true
+				pat.WriteString(eg.Op.String() + eg.Pattern.Value + ")")
+			} else {
+				pat.WriteString("*")
 			}
 		}
 	}
 	out.text = b.String()
+	if out.glob {
+		out.pat = pat.String()
+	}
 	if !out.dyn {
 		out.lead = len(out.text)
 	}
@@ -228,4 +243,19 @@ func ansiC(v string) (string, bool) {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// escapeGlob makes quoted text literal in a pattern.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, "*?[]{}()\\|@!+") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("*?[]{}()\\|@!+", s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

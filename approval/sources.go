@@ -28,6 +28,10 @@ type Sources struct {
 	// broken file's denies and removals are unknown; every other call asks.
 	WorkspaceError string
 	DocPath        string
+	// BashCwd, when set, is the effective tools.bash.cwd (else it is read
+	// from User and a trusted Workspace): where bash runs, relative to the
+	// document's directory.
+	BashCwd string
 	// SandboxActive is whether bash would run inside bubblewrap right now.
 	SandboxActive bool
 	// Home overrides the home directory (tests); empty: os.UserHomeDir.

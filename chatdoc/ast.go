@@ -145,6 +145,18 @@ func (u *ToolUse) IDSpan() Span { return u.id.span(u.HeaderSpan.Start) }
 // Valid reports whether the call parsed completely (closed fence, JSON object).
 func (u *ToolUse) Valid() bool { return u.InputError == "" && u.Fence != nil }
 
+// InputProblem is why the call can't run, in the words of its diagnostic
+// (SPEC §1: the error result a broken call gets), "" when Valid.
+func (u *ToolUse) InputProblem() string {
+	switch {
+	case u.Valid():
+		return ""
+	case u.Fence == nil:
+		return MessageToolUseNoFence
+	}
+	return messageToolInputPrefix + u.InputError
+}
+
 // Input is RawInput decoded, a new map on every call (callers may change
 // it); nil when the input is not a JSON object. Decoding on demand keeps
 // snapshots small: a 10 MB conversation holds 11,500 inputs, and most are

@@ -166,6 +166,9 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 			continue
 		}
 		r := d.store.toolResult(f.index)
+		if f.code == CodeDuplicateToolResult && d.answersLaterUse(r) {
+			continue // the answer of a reused ID, right after its own use
+		}
 		if f.code == CodeOrphanResult {
 			out = append(out, diag(r.IDSpan(), SeverityWarning, f.code, r.ID, "Tool result `%s` has no matching tool use", r.ID))
 		} else {
@@ -174,6 +177,32 @@ func (d *Document) idDiagnosticsWhere(keep func(idFinding) bool) []Diagnostic {
 		}
 	}
 	return out
+}
+
+// answersLaterUse says whether a result that is not the first with its
+// ID answers a later use of the ID in the Assistant message right before
+// its own: that message has at least as many uses of the ID as this one
+// has results with it up to r (how chatls answers a reused ID, SPEC §1).
+func (d *Document) answersLaterUse(r *ToolResult) bool {
+	if r.Message < 1 || r.Message >= d.MessageCount() || d.Message(r.Message-1).Role != "Assistant" {
+		return false
+	}
+	results := 0
+	for _, mr := range d.Message(r.Message).ToolResults {
+		if mr.ID == r.ID {
+			results++
+		}
+		if mr.HeaderSpan == r.HeaderSpan {
+			break
+		}
+	}
+	uses := 0
+	for _, u := range d.Message(r.Message - 1).ToolUses {
+		if u.ID == r.ID {
+			uses++
+		}
+	}
+	return uses >= results
 }
 
 // collectDiagnostics merges all findings into document order (stable):

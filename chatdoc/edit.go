@@ -44,6 +44,11 @@ type PlaceholderRequest struct {
 	// Result, when set, is written instead of a placeholder: a finished
 	// result (an input the schema rejects gets its error at once).
 	Result *ResultText
+	// Use, when set, is the tool use answered: a later use of an ID an
+	// earlier one has, whose result goes after its own message however
+	// the ID is answered elsewhere. Unset: the first use with ID, which must
+	// have no result yet.
+	Use *ToolUse
 }
 
 // ResultText is a finished result's content.
@@ -68,7 +73,10 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 	items := make([]item, 0, len(reqs))
 	msgIndex := -1
 	for _, req := range reqs {
-		u := d.ToolUse(req.ID)
+		u := req.Use
+		if u == nil {
+			u = d.ToolUse(req.ID)
+		}
 		if u == nil {
 			return nil, fmt.Errorf("no tool use with ID %s", req.ID)
 		}
@@ -76,10 +84,16 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 			return nil, fmt.Errorf("tool uses %s and %s are in different messages", reqs[0].ID, req.ID)
 		}
 		msgIndex = u.Message
-		if d.ToolResult(req.ID) != nil {
+		if req.Use == nil && d.ToolResult(req.ID) != nil {
 			return nil, fmt.Errorf("tool use %s already has a result", req.ID)
 		}
-		items = append(items, item{req, toolUseOrder(d.Message(msgIndex), req.ID)})
+		order := toolUseOrder(d.Message(msgIndex), req.ID)
+		for i, mu := range d.Message(msgIndex).ToolUses {
+			if req.Use != nil && mu.HeaderSpan == req.Use.HeaderSpan {
+				order = i
+			}
+		}
+		items = append(items, item{req, order})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].order < items[j].order })
 

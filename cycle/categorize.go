@@ -1,6 +1,8 @@
 package cycle
 
 import (
+	"fmt"
+
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 )
@@ -19,14 +21,34 @@ type Mode struct {
 // valid tool use without a result gets the status the policy gives —
 // approved, pending or denied — or aborted in an aborted message. Autopilot
 // only takes tool uses that arrived in this session, once their Assistant
-// message is complete; chatls.advance takes them all. Duplicated IDs get
-// nothing (they keep their diagnostic).
+// message is complete; chatls.advance takes them all.
 //
-// Calls whose input the tool's schema rejects get no placeholder: their
-// error result, in invalid, is written at once (Facts.Invalid).
-func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statuses map[string]chatdoc.Status, invalid map[string]string) {
-	dups := DuplicateIDs(doc)
+// A call that can never run gets no placeholder but its error result at
+// once (SPEC §1: nothing waits on it, and the model learns why): an input
+// that does not parse (the diagnostic's text, in invalid), a tool chatls
+// does not offer or an input its schema rejects (Facts.Invalid, in
+// invalid), and a later use of an ID an earlier tool use has (in reused,
+// answered with TextReusedID).
+func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statuses map[string]chatdoc.Status, invalid map[string]string, reused []*chatdoc.ToolUse) {
 	statuses, invalid = map[string]chatdoc.Status{}, map[string]string{}
+	// later: each unanswered later use of an ID, with its place (from 1)
+	// among the uses of its ID.
+	later := map[chatdoc.Span]int{}
+	if open := ReusedIDs(doc); len(open) > 0 {
+		ids := map[string]bool{}
+		for _, u := range open {
+			later[u.HeaderSpan], ids[u.ID] = 0, true
+		}
+		n := map[string]int{}
+		for _, u := range doc.ToolUses() {
+			if ids[u.ID] {
+				n[u.ID]++
+				if _, ok := later[u.HeaderSpan]; ok {
+					later[u.HeaderSpan] = n[u.ID]
+				}
+			}
+		}
+	}
 	for i, m := range doc.Messages() {
 		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
 			continue
@@ -35,7 +57,13 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			continue
 		}
 		for _, u := range m.ToolUses {
-			if !u.Valid() || doc.ToolResult(u.ID) != nil || dups[u.ID] {
+			if n, ok := later[u.HeaderSpan]; ok {
+				if mode.Force || l.arrived(u, n) {
+					reused = append(reused, u)
+				}
+				continue
+			}
+			if doc.ToolResult(u.ID) != nil || laterUse(doc, u) {
 				continue
 			}
 			if !mode.Force && l.openIDs.Has(u.ID) {
@@ -43,6 +71,10 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			}
 			if m.Abort() != nil {
 				statuses[u.ID] = chatdoc.StatusAborted
+				continue
+			}
+			if !u.Valid() {
+				invalid[u.ID] = u.InputProblem()
 				continue
 			}
 			if facts.Invalid != nil {
@@ -61,15 +93,17 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			}
 		}
 	}
-	return statuses, invalid
+	return statuses, invalid, reused
 }
 
 // MessageComplete says whether autopilot may categorize an Assistant
-// message: all its tool-use fences closed and valid, and a later role marker.
+// message: all its tool-use fences closed, and a later role marker. A
+// closed fence whose JSON does not parse, or a header with no fence before
+// the next marker, is final: its call gets its error result.
 func MessageComplete(doc *chatdoc.Document, index int) bool {
 	m := doc.Message(index)
 	for _, u := range m.ToolUses {
-		if !u.Valid() || u.Fence == nil || !u.Fence.Closed() {
+		if u.Fence != nil && !u.Fence.Closed() {
 			return false
 		}
 	}
@@ -82,14 +116,30 @@ func MessageComplete(doc *chatdoc.Document, index int) bool {
 // Like every edit builder of the cycle it is idempotent: once the
 // placeholders are in, it returns nothing.
 //
-// The calls in invalid get their error result instead of a placeholder.
-func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, invalid map[string]string, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
+// The calls in invalid get their error result instead of a placeholder,
+// and so do the later uses of an ID in reused (TextReusedID, after their
+// own message).
+func PlaceholderEdits(doc *chatdoc.Document, statuses map[string]chatdoc.Status, invalid map[string]string, reused []*chatdoc.ToolUse, dialect chatdoc.Dialect) ([]chatdoc.TextEdit, error) {
 	var edits []chatdoc.TextEdit
-	dups := DuplicateIDs(doc)
+	answer := map[chatdoc.Span]bool{}
+	for _, u := range reused {
+		answer[u.HeaderSpan] = true
+	}
+	open := map[chatdoc.Span]bool{}
+	for _, u := range ReusedIDs(doc) {
+		open[u.HeaderSpan] = true
+	}
 	for _, m := range doc.Messages() {
 		var reqs []chatdoc.PlaceholderRequest
 		for _, u := range m.ToolUses {
-			if doc.ToolResult(u.ID) != nil || dups[u.ID] {
+			if laterUse(doc, u) {
+				if answer[u.HeaderSpan] && open[u.HeaderSpan] {
+					reqs = append(reqs, chatdoc.PlaceholderRequest{ID: u.ID, Use: u,
+						Result: &chatdoc.ResultText{Content: fmt.Sprintf(TextReusedID, u.ID), IsError: true}})
+				}
+				continue
+			}
+			if doc.ToolResult(u.ID) != nil {
 				continue
 			}
 			if st, ok := statuses[u.ID]; ok {

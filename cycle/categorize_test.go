@@ -54,9 +54,9 @@ func TestCategorize(t *testing.T) {
 		{name: "invalid input gets no placeholder",
 			open: conversation([]call{{"t_bad", "read", `{"path":`}, readCall}, ""), mode: Mode{Force: true}, policy: defaults,
 			want: "t_read=approved"},
-		{name: "duplicated IDs get none",
+		{name: "the first use of a shared ID is the call (the later one gets its error, TestBrokenCallsAnsweredAtOnce)",
 			open: conversation([]call{readCall, {"t_read", "bash", `{"command":"ls","timeout":null}`}, writeCall}, ""),
-			mode: Mode{Force: true}, policy: defaults, want: "t_write=approved"},
+			mode: Mode{Force: true}, policy: defaults, want: "t_read=approved t_write=approved"},
 		{name: "answered calls are left alone",
 			open: conversation([]call{readCall, bashCall}, "**Tool Result:** `t_read`\n\n```\nhello\n```\n"),
 			mode: Mode{Force: true}, policy: defaults, want: "t_bash=pending"},
@@ -72,7 +72,7 @@ func TestCategorize(t *testing.T) {
 					t.Errorf("the arriving calls did not wake the cycle")
 				}
 			}
-			st, _ := Categorize(doc, l, c.mode, c.policy.facts(nil))
+			st, _, _ := Categorize(doc, l, c.mode, c.policy.facts(nil))
 			if got := statuses(st); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
@@ -93,9 +93,9 @@ func appendText(t *testing.T, l *Ledger, doc *chatdoc.Document, text string, aut
 func TestPlaceholdersAreInsertedOnceInCallOrder(t *testing.T) {
 	doc := chatdoc.Parse(conversation([]call{readCall, bashCall, writeCall}))
 	l := NewLedger(doc)
-	st, _ := Categorize(doc, l, Mode{Force: true}, defaults.facts(nil))
+	st, _, _ := Categorize(doc, l, Mode{Force: true}, defaults.facts(nil))
 	l.Placed(doc, st)
-	edits, err := PlaceholderEdits(doc, st, nil, chatdoc.DialectFence)
+	edits, err := PlaceholderEdits(doc, st, nil, nil, chatdoc.DialectFence)
 	next := apply(t, doc, edits, err)
 	var order []string
 	for _, r := range next.ToolResults() {
@@ -104,7 +104,7 @@ func TestPlaceholdersAreInsertedOnceInCallOrder(t *testing.T) {
 	if got, want := order, []string{"t_read=approved", "t_bash=pending", "t_write=approved"}; !equal(got, want) {
 		t.Fatalf("placeholders %v, want %v\n%s", got, want, next.Text())
 	}
-	if again, _ := PlaceholderEdits(next, st, nil, chatdoc.DialectFence); len(again) != 0 {
+	if again, _ := PlaceholderEdits(next, st, nil, nil, chatdoc.DialectFence); len(again) != 0 {
 		t.Fatalf("the builder is not idempotent: %v", again)
 	}
 	if _, ok := l.issued["t_bash"]; !ok {
@@ -146,11 +146,11 @@ func TestInvalidInputGetsItsErrorAtOnce(t *testing.T) {
 		}
 		return ""
 	}
-	st, invalid := Categorize(doc, l, Mode{Force: true}, facts)
+	st, invalid, _ := Categorize(doc, l, Mode{Force: true}, facts)
 	if _, ok := st["t_bash"]; ok || invalid["t_bash"] == "" {
 		t.Fatalf("statuses %v invalid %v", st, invalid)
 	}
-	edits, err := PlaceholderEdits(doc, st, invalid, chatdoc.DialectFence)
+	edits, err := PlaceholderEdits(doc, st, invalid, nil, chatdoc.DialectFence)
 	next := apply(t, doc, edits, err)
 	var order []string
 	for _, r := range next.ToolResults() {
@@ -162,7 +162,7 @@ func TestInvalidInputGetsItsErrorAtOnce(t *testing.T) {
 	if !strings.Contains(next.Text(), "**Tool Result:** `t_bash` (error)\n\n```\nInvalid input for bash:\n- command: expected string\n```\n") {
 		t.Fatalf("%s", next.Text())
 	}
-	if again, _ := PlaceholderEdits(next, st, invalid, chatdoc.DialectFence); len(again) != 0 {
+	if again, _ := PlaceholderEdits(next, st, invalid, nil, chatdoc.DialectFence); len(again) != 0 {
 		t.Fatalf("the builder is not idempotent: %v", again)
 	}
 }

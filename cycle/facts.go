@@ -16,10 +16,11 @@ type Facts struct {
 	// Journal is what the execution journal knows about a tool ID; nil
 	// when there is no journal (then nothing can run: see Gate's callers).
 	Journal func(id string) JournalEntry
-	// Invalid is the error result of an input the tool's schema rejects
-	// ("" when valid or unknown; nil: inputs are not checked). Such a call
-	// gets that result at once, without a placeholder and without asking
-	// the policy (SPEC §5).
+	// Invalid is the error result of a call to a tool chatls does not offer
+	// (UnknownTool) or of an input the tool's schema rejects ("" when the
+	// call can run; nil: calls are not checked). Such a call gets that
+	// result at once, without a placeholder and without asking the policy
+	// (SPEC §1, §5).
 	Invalid func(u *chatdoc.ToolUse) string
 }
 

@@ -30,6 +30,10 @@ type Ledger struct {
 	// revoked marks approvals withdrawn because the input changed.
 	revoked map[string]bool
 	runs    map[string]*Run
+	// openUses counts, for an ID several tool uses had when the document
+	// was opened, how many had it: a later use beyond that count arrived
+	// in this session (openIDs knows only the ID). Immutable, shared.
+	openUses map[string]int
 }
 
 // RunPhase is where a tool is between being taken to run and its result
@@ -75,7 +79,29 @@ func NewLedger(doc *chatdoc.Document) *Ledger {
 			}
 		}
 	}
+	for _, d := range doc.Diagnostics() {
+		if d.Code == chatdoc.CodeDuplicateToolID && d.ToolID != "" && l.openUses[d.ToolID] == 0 {
+			if l.openUses == nil {
+				l.openUses = map[string]int{}
+			}
+			for _, u := range doc.ToolUses() {
+				if u.ID == d.ToolID {
+					l.openUses[d.ToolID]++
+				}
+			}
+		}
+	}
 	return l
+}
+
+// arrived says whether the tool use u, the n-th (from 1) with its ID in
+// the document, came after the document was opened.
+func (l *Ledger) arrived(u *chatdoc.ToolUse, n int) bool {
+	at := l.openUses[u.ID]
+	if at == 0 && l.openIDs.Has(u.ID) {
+		at = 1
+	}
+	return n > at
 }
 
 // Placed records placeholders about to be inserted with these statuses:
@@ -186,6 +212,7 @@ func (l *Ledger) RunningIDs() []string {
 func (l *Ledger) Clone() *Ledger {
 	c := &Ledger{
 		openIDs:      l.openIDs, // immutable: shared, not copied (15,000 IDs in a long conversation)
+		openUses:     l.openUses,
 		issued:       maps.Clone(l.issued),
 		userApproved: maps.Clone(l.userApproved),
 		touched:      maps.Clone(l.touched),

@@ -11,10 +11,33 @@ import (
 // the file back and the next request carries the signatures. Each method
 // returns the text to append next; thinking waits for the end of the
 // message, as Flemma writes it.
+//
+// The model's text never creates structure (SPEC §1): a line of it that
+// would read as a role marker, a tool or result header, an abort marker or
+// a thinking opener outside a fence is written with one leading space
+// (chatdoc.ReadStreamedLine). Text arrives split anywhere, so the start of
+// such a line is held back until it is decided — at most the current
+// line, and only while it begins with `@`, `*` or `<` — and a fence the
+// model opened is closed before chatls writes a block of its own, so it
+// can't swallow the tool uses, the abort marker or the `@You:` after it.
 type Response struct {
 	tail     string // the last two characters written, header included
 	content  bool   // the message has content (Flemma's _has_content)
 	thinking []ResponseThinking
+
+	held  string // the start of the current line, not written yet
+	hold  bool   // the current line is being decided
+	mid   bool   // a line of text is started (its start decided)
+	fence int    // backticks of the fence the text is inside, 0: none
+	line  fenceLine
+}
+
+// fenceLine is what a fence needs to know of the current line of text.
+type fenceLine struct {
+	ticks     int  // backticks at its start
+	lead      bool // still in those backticks
+	otherTick bool // a backtick after them
+	nonSpace  bool // something other than blanks after them
 }
 
 // ResponseThinking is a finished reasoning block of the answer.
@@ -41,22 +64,127 @@ func (r *Response) Start(tail string) string {
 	return r.add(head + "@Assistant:\n")
 }
 
-// Text is a piece of the answer, as received.
+// Text is a piece of the answer, as received, and returns what can be
+// written of it now: a line that could still read as structure waits for
+// the piece that decides it (the next call, or the block or end that
+// follows, which write it first).
 func (r *Response) Text(s string) string {
 	if s == "" {
 		return ""
 	}
 	r.content = true
-	return r.add(s)
+	var out strings.Builder
+	for s != "" {
+		part := s
+		nl := strings.IndexByte(s, '\n')
+		if nl >= 0 {
+			part = s[:nl+1]
+		}
+		s = s[len(part):]
+		body := strings.TrimSuffix(part, "\n")
+		if !r.mid && !r.hold && r.fence == 0 && body != "" && strings.IndexByte("@*<", body[0]) >= 0 {
+			r.hold = true
+		}
+		if r.hold {
+			r.held += body
+			reading := chatdoc.ReadStreamedLine(r.held, nl >= 0)
+			if reading == chatdoc.LineOpen {
+				continue // no line ending in part: s is empty
+			}
+			line := r.held
+			if reading == chatdoc.LineStructure {
+				line = " " + line
+			}
+			r.held, r.hold = "", false
+			out.WriteString(r.add(line))
+			part = part[len(body):]
+		} else {
+			r.track(body)
+		}
+		out.WriteString(r.add(part))
+		r.mid = true
+		if nl >= 0 {
+			r.endLine()
+		}
+	}
+	return out.String()
+}
+
+// track notes the fence facts of a piece of the current line.
+func (r *Response) track(piece string) {
+	l := &r.line
+	for i := 0; i < len(piece); i++ {
+		c := piece[i]
+		switch {
+		case !r.mid && i == 0:
+			l.lead = c == '`'
+			if l.lead {
+				l.ticks = 1
+			}
+		case l.lead && c == '`':
+			l.ticks++
+		case c == '`':
+			l.lead, l.otherTick, l.nonSpace = false, true, true
+		default:
+			l.lead = false
+			if c != ' ' && c != '\t' && c != '\r' && c != '\v' && c != '\f' {
+				l.nonSpace = true
+			}
+		}
+	}
+}
+
+// endLine opens or closes the fence the line makes (the parser's rules:
+// column 0, an opener of 3+ backticks with no other backtick, a closer of
+// backticks only, at least as long).
+func (r *Response) endLine() {
+	l := r.line
+	switch {
+	case r.fence == 0 && l.ticks >= 3 && !l.otherTick:
+		r.fence = l.ticks
+	case r.fence > 0 && l.ticks >= r.fence && !l.nonSpace:
+		r.fence = 0
+	}
+	r.line, r.mid = fenceLine{}, false
+}
+
+// settle writes the line held back and closes a fence the text left open,
+// before a block of chatls's own: whatever chatls writes next starts on a
+// line of its own, so the current line ends there.
+func (r *Response) settle() string {
+	var out string
+	if r.hold {
+		line := r.held
+		if chatdoc.ReadStreamedLine(line, true) == chatdoc.LineStructure {
+			line = " " + line
+		}
+		r.held, r.hold = "", false
+		out = r.add(line)
+		r.mid = true
+	}
+	if !r.mid && r.fence == 0 {
+		return out
+	}
+	nl := ""
+	if r.mid {
+		nl = "\n"
+		r.endLine()
+	}
+	if r.fence > 0 {
+		out += r.add(nl + strings.Repeat("`", r.fence) + "\n")
+		r.fence = 0
+	}
+	return out
 }
 
 // ToolUse is a finished call: its compact JSON input in a fence longer
 // than any backtick run inside it.
 func (r *Response) ToolUse(name, id, input string) string {
+	held := r.settle()
 	fence := strings.Repeat("`", max(3, longestRun(input, '`')+1))
 	block := r.prefix() + "**Tool Use:** `" + name + "` (`" + id + "`)\n\n" + fence + "json\n" + input + "\n" + fence + "\n"
 	r.content = true
-	return r.add(block)
+	return held + r.add(block)
 }
 
 // Thinking keeps a finished reasoning block for the end of the message.
@@ -69,6 +197,7 @@ func (r *Response) Content() bool { return r.content }
 // empty, and the next `@You:` (the text ends "\n\n@You:\n\n").
 func (r *Response) End(abort string) string {
 	var b strings.Builder
+	b.WriteString(r.settle())
 	for _, t := range r.thinking {
 		b.WriteString(r.thinkingBlock(t))
 	}

@@ -1,5 +1,7 @@
 package cycle
 
+import "fmt"
+
 // Fixed result texts (SPEC §1) and the cycle's own notes.
 const (
 	TextDenied    = "The tool was denied by a policy."
@@ -20,6 +22,12 @@ const (
 	TextOutputSaved = "[chatls: you wrote in this block while the tool ran, so your text is the result; the tool's output is saved in %s]"
 	// TextOutputInline replaces TextOutputSaved when no file can be written.
 	TextOutputInline = "[chatls: you wrote in this block while the tool ran, so your text is the result; the tool's output could not be saved to a file, so here it is:]"
+	// TextReusedID answers a tool use whose ID an earlier one has (SPEC §1).
+	TextReusedID = "Tool use ID %s is already used earlier in this conversation; the call was not run."
+	// TextUnknownTool answers a call to a tool chatls does not offer, with
+	// TextDidYouMean when a name is close.
+	TextUnknownTool = "Unknown tool: %s"
+	TextDidYouMean  = " (did you mean %s?)"
 )
 
 // Session diagnostics: messages and codes.
@@ -28,6 +36,8 @@ const (
 	MsgRevoked        = "the tool's input changed after approval; approve again to run"
 	MsgWaitingTools   = "Waiting for tool definitions to load..."
 	MsgAlreadyRan     = "this tool already ran; %s to write its result"
+	// MsgCutAnswer says what to do after CutAnswer closed an answer.
+	MsgCutAnswer = "the last answer was cut off when chatls stopped while it streamed; it is marked as interrupted: write your question under the new @You: and send"
 	// MsgDuplicateIDs is advance's message while tool uses share an ID.
 	MsgDuplicateIDs = "tool uses share the ID %s: nothing runs for it until each tool use has its own ID"
 
@@ -43,3 +53,13 @@ const (
 // TextInterrupted is the result of a tool that a chatls which stopped
 // (crash, kill, restart) had started: it is never run again (SPEC §2).
 const TextInterrupted = "chatls stopped while this tool was running; it was not run again."
+
+// UnknownTool is the error result of a call to a tool chatls does not
+// offer; suggestion is the closest known name ("" when none is close).
+func UnknownTool(name, suggestion string) string {
+	text := fmt.Sprintf(TextUnknownTool, name)
+	if suggestion != "" && suggestion != name {
+		text += fmt.Sprintf(TextDidYouMean, suggestion)
+	}
+	return text
+}

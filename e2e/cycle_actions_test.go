@@ -114,11 +114,14 @@ func TestRunNowAction(t *testing.T) {
 	s.waitText(uri, "**Tool Result:** `toolu_m`\n\n```\nrun-now-ok\n```")
 }
 
-// Tool uses that share an ID get no placeholder: the duplicate-ID
-// diagnostic stays, nothing runs, advance says why it waits (audit: two
-// placeholders for one ID, a "Second result" diagnostic of chatls's own
-// making and an approval that never took effect).
-func TestDuplicateIDsGetNoPlaceholder(t *testing.T) {
+// A tool use that reuses an earlier one's ID is answered with its error
+// result (SPEC §1) and never runs; the first use is the call, runs as the
+// policy says and keeps the first result with the ID. Until advance answers
+// it nothing runs (which call the user approved would be ambiguous), and
+// chatls's answer is no "Second result" (audit: two placeholders for one
+// ID, a "Second result" diagnostic of chatls's own making, an approval
+// that never took effect).
+func TestReusedIDIsAnsweredWithItsError(t *testing.T) {
 	s := start(t, sessionOptions{Options: lspclient.Options{InitializationOptions: map[string]any{
 		"tools": map[string]any{"autoApprove": []string{"$default", "bash(touch *)"}}}}})
 	doc := strings.Replace(twoBashDoc("touch dup-one", "touch dup-two"), "`b2`", "`b1`", 1)
@@ -127,20 +130,27 @@ func TestDuplicateIDsGetNoPlaceholder(t *testing.T) {
 	if hasPrefix(actionTitles(s, uri, "touch dup-two"), "Insert approval placeholders") {
 		t.Error("Insert approval placeholders cannot take effect on a duplicated ID")
 	}
-	r := s.advance(uri)
-	if r["phase"] != "wait" || r["ready"] != false || !strings.Contains(r["message"].(string), "`b1`") {
-		t.Errorf("advance must wait and name the duplicated ID: %v", r)
+	s.settle(uri)
+	if text := s.c.Doc(uri).Text; text != doc || exists(filepath.Join(s.ws, "dup-one")) {
+		t.Fatalf("opening edited or ran something:\n%s", text)
+	}
+	s.advance(uri)
+	s.waitText(uri, "(no output)", "already used earlier")
+	want := doc + "\n**Tool Result:** `b1`\n\n```\n(no output)\n```\n\n" +
+		"**Tool Result:** `b1` (error)\n\n```\nTool use ID b1 is already used earlier in this conversation; the call was not run.\n```\n"
+	if text := s.c.Doc(uri).Text; text != want {
+		t.Fatalf("document:\n%s\nwant:\n%s", text, want)
 	}
 	s.settle(uri)
-	if text := s.c.Doc(uri).Text; text != doc {
-		t.Errorf("no placeholder may be inserted for a duplicated ID:\n%s", text)
-	}
 	for _, d := range s.c.Diagnostics(uri) {
 		if strings.Contains(d.Message, "Second result") {
 			t.Errorf("chatls made a second result: %s", d.Message)
 		}
 	}
-	if exists(filepath.Join(s.ws, "dup-one")) || exists(filepath.Join(s.ws, "dup-two")) {
-		t.Error("a call with a duplicated ID ran")
+	if !exists(filepath.Join(s.ws, "dup-one")) || exists(filepath.Join(s.ws, "dup-two")) {
+		t.Error("the first call must run, the reused ID's never")
+	}
+	if r := s.advance(uri); r["ready"] != true {
+		t.Errorf("the document is not ready to send: %v", r)
 	}
 }

@@ -134,9 +134,21 @@ func TestCorpus08Malformed(t *testing.T) {
 	if text := s.c.Doc(uri).Text; !strings.HasSuffix(text, "```\nthis fence is never closed\n") {
 		t.Errorf("the unclosed fence must stay the end of the document:\n%s", text)
 	}
-	for _, id := range []string{"toolu_bad1", "toolu_dup", "toolu_nofence", "toolu_orphan"} {
+	// Calls that can never run get their error results, no placeholder
+	// (SPEC §1); the first use of toolu_dup is the call, the later one is
+	// answered with its own error.
+	for _, id := range []string{"toolu_bad1", "toolu_nofence", "toolu_orphan"} {
 		if strings.Contains(s.c.Doc(uri).Text, "**Tool Result:** `"+id+"`\n\n```flemma:tool") {
 			t.Errorf("%s must get no placeholder", id)
+		}
+	}
+	for _, want := range []string{
+		"**Tool Result:** `toolu_bad1` (error)\n\n```\nFailed to parse tool input: ",
+		"**Tool Result:** `toolu_nofence` (error)\n\n```\nTool use requires a fenced code block with JSON input\n```",
+		"**Tool Result:** `toolu_dup` (error)\n\n```\nTool use ID toolu_dup is already used earlier in this conversation; the call was not run.\n```",
+	} {
+		if !strings.Contains(s.c.Doc(uri).Text, want) {
+			t.Errorf("missing %q in\n%s", want, s.c.Doc(uri).Text)
 		}
 	}
 	if err := s.c.Shutdown(s.ctx); err != nil {

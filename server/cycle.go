@@ -43,8 +43,10 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 	if err := s.awaitToolDefinitions(ctx, ds); err != nil {
 		return cycle.Report{Phase: cycle.PhaseWait, Message: err.Error()}
 	}
+	recovered := false
 	if force {
 		s.awaitWrites(ctx, ds)
+		recovered = s.closeCutAnswer(ds)
 	}
 	categorized := s.categorize(ds, force)
 	executed := s.resolve(ds, force, "")
@@ -62,7 +64,40 @@ func (s *Server) step(ctx context.Context, ds *docState, force bool) cycle.Repor
 			report.Message = "sending"
 		}
 	}
+	if recovered {
+		report.Message = cycle.MsgCutAnswer
+	}
 	return report
+}
+
+// closeCutAnswer writes the abort marker and `@You:` after an answer a
+// crash cut off (cycle.CutAnswer), when nothing streams into the document
+// now, and reports whether it did. Only the next step does this, never
+// opening (SPEC §2, §7).
+func (s *Server) closeCutAnswer(ds *docState) bool {
+	if _, streaming := s.streaming(ds); streaming {
+		return false
+	}
+	return s.editDocument(ds, "chatls: close the interrupted answer", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+		if e, ok := cycle.CutAnswer(doc); ok {
+			return []chatdoc.TextEdit{e}, nil
+		}
+		return nil, nil
+	})
+}
+
+// sendAfterCut is chatls.send on a document that ends with an answer a
+// crash cut off: the next step closes it (its calls get aborted results),
+// and the send is refused, saying what to do. false: not such a document.
+func (s *Server) sendAfterCut(ctx context.Context, ds *docState) (bool, error) {
+	if _, cut := cycle.CutAnswer(s.latest(ds)); !cut {
+		return false, nil
+	}
+	if _, streaming := s.streaming(ds); streaming {
+		return false, nil
+	}
+	s.step(ctx, ds, true)
+	return true, s.refuseSend(cycle.MsgCutAnswer)
 }
 
 // streaming says whether an answer is streaming into the document, and
@@ -85,8 +120,8 @@ func (s *Server) mode(ds *docState, force bool) cycle.Mode {
 // and reports whether it inserted any.
 func (s *Server) categorize(ds *docState, force bool) bool {
 	doc, l := s.view(ds)
-	statuses, invalid := cycle.Categorize(doc, l, s.mode(ds, force), s.facts(ds, doc, "autopilot"))
-	if len(statuses) == 0 && len(invalid) == 0 {
+	statuses, invalid, reused := cycle.Categorize(doc, l, s.mode(ds, force), s.facts(ds, doc, "autopilot"))
+	if len(statuses) == 0 && len(invalid) == 0 && len(reused) == 0 {
 		return false
 	}
 	s.mu.Lock()
@@ -97,7 +132,7 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 		dialect = chatdoc.DialectSuffix
 	}
 	return s.editDocument(ds, "chatls: insert approval placeholders", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
-		return cycle.PlaceholderEdits(doc, statuses, invalid, dialect)
+		return cycle.PlaceholderEdits(doc, statuses, invalid, reused, dialect)
 	})
 }
 
@@ -169,7 +204,12 @@ func (s *Server) facts(ds *docState, doc *chatdoc.Document, logSource string) cy
 			return s.decide(ds, doc, u, logSource)
 		},
 		Journal: func(id string) cycle.JournalEntry { return s.journalEntry(ds, id) },
-		Invalid: func(u *chatdoc.ToolUse) string { return onTarget.InvalidInput(u.Name, u.Input()) },
+		Invalid: func(u *chatdoc.ToolUse) string {
+			if _, known := onTarget.Lookup(u.Name); !known {
+				return cycle.UnknownTool(u.Name, s.registry.Suggest(u.Name))
+			}
+			return onTarget.InvalidInput(u.Name, u.Input())
+		},
 	}
 }
 

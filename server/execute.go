@@ -199,14 +199,15 @@ func (s *Server) targetFor(ds *docState, doc *chatdoc.Document) *tools.TargetEnv
 	return chooseTarget(s.settings.effectiveFor(ds.path), doc, trusted, &s.targets)
 }
 
-// readDenied is the document's policy's ReadDenied, for tools walking
-// directories; nil when no policy engine can be built (every call asks then).
+// readDenied is the document's policy's Hidden (what read deny rules cover
+// and sensitive files no rule names), for tools walking directories; nil
+// when no policy engine can be built (every call asks then).
 func (s *Server) readDenied(ds *docState) func(string) bool {
 	engine, err := s.engineFor(ds, s.latest(ds))
 	if err != nil {
 		return nil
 	}
-	return engine.ReadDenied
+	return engine.Hidden
 }
 
 // cancelTool stops a tool of the document (chatls.cancel, progress

@@ -78,6 +78,9 @@ func commands() map[string]command {
 			return map[string]any{"cancelled": s.cancelTool(c.ds, c.args.ID)}, nil
 		}},
 		"chatls.send": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			if cut, err := s.sendAfterCut(ctx, c.ds); cut {
+				return nil, err
+			}
 			if err := s.startSend(ctx, c.ds, true); err != nil {
 				return nil, err
 			}

@@ -126,12 +126,17 @@ func (s *Server) capabilities(encName string) lspext.ServerCapabilities {
 	return lspext.ServerCapabilities{ServerCapabilities: caps, PositionEncoding: encName, InlayHintProvider: true}
 }
 
+// stateDir is $XDG_STATE_HOME/chatls or the test's.
+func (s *Server) stateDir() string {
+	if s.opts.StateDir != "" {
+		return s.opts.StateDir
+	}
+	return config.StateDir()
+}
+
 // openState opens the execution journal and the decision log.
 func (s *Server) openState() {
-	dir := s.opts.StateDir
-	if dir == "" {
-		dir = config.StateDir()
-	}
+	dir := s.stateDir()
 	j, err := journal.Open(dir)
 	if err != nil {
 		// Without a journal "at most once across restarts" cannot hold: refuse to run.

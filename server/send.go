@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/internal/docfile"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/lspext"
@@ -29,10 +32,17 @@ type sendState struct {
 	// stopped is closed once the provider's request has ended; done once
 	// the answer's last text is in the document too.
 	stopped, done chan struct{}
+	// lock is the file's send lock, held while the request runs.
+	lock *docfile.Lock
 	// retry is the retry the request waits for ("Overloaded; retrying in
 	// 1.0 s (1/4)"), "" once content flows; under Server.mu.
 	retry string
 }
+
+// envSendLockHeld names the file whose send lock the process that started
+// this server holds (chatls send drives a server of its own): that server
+// does not take the lock again.
+const envSendLockHeld = "CHATLS_SEND_LOCK_HELD"
 
 // errCancelledByUser is the cause of a cancel by command, progress or close.
 var errCancelledByUser = errors.New("cancelled by the user")
@@ -125,8 +135,22 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 		}
 		s.mu.Unlock()
 		cancel(nil)
+		send.lock.Release()
 		close(send.stopped)
 		close(send.done)
+	}
+	// One chatls sends a file at a time: an editor's, a terminal's.
+	path := ds.path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // the terminal locks the file a symlink points at
+	}
+	if path != "" && os.Getenv(envSendLockHeld) != path {
+		lock, err := docfile.Acquire(filepath.Join(s.stateDir(), "locks"), path)
+		if err != nil {
+			release()
+			return s.refuseSend(err.Error())
+		}
+		send.lock = lock
 	}
 	doc, l := s.view(ds)
 	eff := s.settings.effectiveFor(ds.path)
@@ -173,6 +197,7 @@ func (s *Server) startSend(ctx context.Context, ds *docState, userStarted bool) 
 // arrives, then the usage is recorded and the cycle takes over.
 func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send *sendState, req *provider.Request, chain *chainState) {
 	defer close(send.done)
+	defer send.lock.Release()
 	stop := make(chan struct{})
 	writer := make(chan struct{})
 	go func() {

@@ -122,5 +122,8 @@ func grepResult(found grepFound, limit int) Result {
 	if len(found.tooLarge) > 0 {
 		text += "\n\n" + tooLargeNote(found.tooLarge)
 	}
+	if found.hidden > 0 {
+		text += "\n\n" + hiddenNote("grep", found.hidden)
+	}
 	return Result{Text: text}
 }

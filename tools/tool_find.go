@@ -47,7 +47,8 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Not a directory: %s", shownRoot)
 	}
 	var found []string
-	err := walkFiles(ctx, root, env.Hidden, func(path string, d fs.DirEntry) error {
+	hidden := 0
+	err := walkFiles(ctx, root, countHidden(env.Hidden, &hidden), func(path string, d fs.DirEntry) error {
 		if globMatches(in.pattern, root, path) {
 			found = append(found, displayPath(shownRoot, root, path))
 		}
@@ -59,5 +60,9 @@ func (findTool) Run(ctx context.Context, call Call, env Env) Result {
 		}
 		return errorResult("Search failed: %v", err)
 	}
-	return findResult(found, in)
+	res := findResult(found, in)
+	if hidden > 0 && !res.IsError {
+		res.Text += "\n\n" + hiddenNote("find", hidden)
+	}
+	return res
 }

@@ -147,6 +147,7 @@ type grepFound struct {
 	matches  []string
 	limitHit bool
 	tooLarge []string // files over grepFileMax, not searched
+	hidden   int      // paths the policy hides (Env.Hidden), skipped
 }
 
 // grepTree searches files in parallel but reports them in walk order, so the
@@ -180,10 +181,11 @@ func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string,
 		}()
 	}
 	walkErr := make(chan error, 1)
+	hidden := 0 // read after the walk ends (<-walkErr)
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		walkErr <- walkFiles(ctx, root, env.Hidden, func(path string, d fs.DirEntry) error {
+		walkErr <- walkFiles(ctx, root, countHidden(env.Hidden, &hidden), func(path string, d fs.DirEntry) error {
 			if glob != "" && !globMatches(glob, root, path) {
 				return nil
 			}
@@ -226,6 +228,7 @@ func grepTree(ctx context.Context, m *lineMatcher, root, shownRoot, glob string,
 	}
 	wg.Wait()
 	err := <-walkErr
+	found.hidden = hidden
 	if found.limitHit {
 		return found, nil
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -85,4 +86,29 @@ func quoteName(name string) string {
 		return strconv.Quote(name)
 	}
 	return name
+}
+
+// countHidden wraps the policy's hidden (may be nil) so that n counts the
+// paths a walk skipped because of it; the walk calls it from one goroutine.
+func countHidden(hidden func(string) bool, n *int) func(string) bool {
+	if hidden == nil {
+		return nil
+	}
+	return func(p string) bool {
+		if hidden(p) {
+			*n++
+			return true
+		}
+		return false
+	}
+}
+
+// hiddenNote says a search skipped n paths the policy hides, and how to
+// search one of them.
+func hiddenNote(tool string, n int) string {
+	noun := "paths"
+	if n == 1 {
+		noun = "path"
+	}
+	return fmt.Sprintf("[Skipped %d %s the policy hides: sensitive files (.env*, *credentials*, keys, .ssh/ …) and paths a deny rule covers. A rule that names a sensitive path, e.g. %s(.env), lets %s search it.]", n, noun, tool, tool)
 }

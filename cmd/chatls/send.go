@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/docfile"
 	"github.com/chatls/chatls/internal/lspclient"
 )
 
@@ -21,6 +25,8 @@ const (
 	sendFailed  = 1 // an error; the message is on stderr
 	sendPending = 2 // a call waits for approval
 	sendGuarded = 3 // a guard (or --max-turns) stopped the chain
+	// sendInterrupted is Ctrl-C or SIGTERM, as a shell reports SIGINT.
+	sendInterrupted = 130
 )
 
 // runSend is `chatls send FILE`: the agent in a terminal, on the same
@@ -61,12 +67,28 @@ type sendOptions struct {
 }
 
 func sendFile(file string, o sendOptions, stdout io.Writer) (int, error) {
+	return sendFileTo(file, o, stdout, os.Stderr)
+}
+
+func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, error) {
 	path, err := filepath.Abs(file)
 	if err != nil {
 		return sendFailed, err
 	}
+	// A symlink is the user's: the file it points at is written, the link kept.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	lock, err := docfile.Acquire(filepath.Join(config.StateDir(), "locks"), path)
+	if err != nil {
+		return sendFailed, err
+	}
+	defer lock.Release()
 	data, err := os.ReadFile(path)
 	if err != nil {
+		return sendFailed, err
+	}
+	if err := docfile.CheckWritable(path); err != nil {
 		return sendFailed, err
 	}
 	self, err := os.Executable()
@@ -97,11 +119,17 @@ func sendFile(file string, o sendOptions, stdout io.Writer) (int, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	c, err := lspclient.Start(ctx, self, serverArgs, os.Environ(), lspclient.Options{RootDir: root, InitializationOptions: settings, Configuration: settings})
+	// Ctrl-C and SIGTERM end the request; the abort marker and @You: are
+	// written before chatls send exits 130.
+	interrupted, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	// The server it starts sends FILE under the lock this process holds.
+	env := append(os.Environ(), "CHATLS_SEND_LOCK_HELD="+path)
+	c, err := lspclient.Start(ctx, self, serverArgs, env, lspclient.Options{RootDir: root, InitializationOptions: settings, Configuration: settings})
 	if err != nil {
 		return sendFailed, err
 	}
-	defer c.Shutdown(context.Background())
+	defer shutdownWithin(c, 10*time.Second)
 	if _, err := c.Initialize(ctx); err != nil {
 		return sendFailed, fmt.Errorf("initialize: %w", err)
 	}
@@ -112,28 +140,59 @@ func sendFile(file string, o sendOptions, stdout io.Writer) (int, error) {
 	call := func(command string, out any) error {
 		return c.Call(ctx, "workspace/executeCommand", map[string]any{"command": command, "arguments": []any{map[string]any{"uri": uri}}}, out)
 	}
+	f := &sentFile{path: path, uri: uri, written: string(data), warn: stderr}
+	f.stat, _ = os.Stat(path)
+	var before sendStatus
+	if err := call("chatls.status", &before); err != nil {
+		return sendFailed, err
+	}
+	if before.Waiting > 0 && before.Waiting == before.Pending {
+		// Calls already wait for the user: nothing is sent (SPEC §7, exit 2).
+		return finishSend(sendPending, before, chatdoc.Parse(f.written), file, stdout)
+	}
 	var started map[string]any
 	if err := call("chatls.send", &started); err != nil {
+		// A refusal may have edited the document first (an answer a crash
+		// cut off is closed): the file gets that edit.
+		if werr := f.sync(ctx, c); werr != nil {
+			return sendFailed, werr
+		}
 		return sendFailed, errors.New(rpcMessage(err))
 	}
-	written := string(data)
+	cancelled := false
 	for {
 		seen := len(c.Events())
 		var st sendStatus
 		if err := call("chatls.status", &st); err != nil {
 			return sendFailed, err
 		}
-		if text := c.Doc(uri).Text; text != written {
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				return sendFailed, err
-			}
-			written = text
+		if err := f.sync(ctx, c); err != nil {
+			return sendFailed, err
 		}
-		if code, done := st.outcome(); done {
-			return finishSend(code, st, chatdoc.Parse(written), file, stdout)
+		if code, done := st.outcome(); done || cancelled && !st.Sending {
+			if cancelled {
+				return sendInterrupted, fmt.Errorf("interrupted; the answer so far and the abort marker are in %s", file)
+			}
+			return finishSend(code, st, chatdoc.Parse(f.written), file, stdout)
 		}
 		// Something will happen: an edit, a diagnostics publish, progress.
-		if err := c.WaitFor(24*time.Hour, "the agent's next step", func(s *lspclient.State) bool { return len(s.Events()) > seen }); err != nil {
+		waitCtx, stopWait := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-interrupted.Done():
+			case <-waitCtx.Done():
+			}
+			stopWait()
+		}()
+		err := c.WaitForCtx(waitCtx, "the agent's next step", func(s *lspclient.State) bool { return len(s.Events()) > seen })
+		stopWait()
+		if interrupted.Err() != nil && !cancelled {
+			cancelled = true
+			var out map[string]any
+			_ = c.Call(ctx, "workspace/executeCommand", map[string]any{"command": "chatls.cancel", "arguments": []any{map[string]any{"uri": uri}}}, &out)
+			continue
+		}
+		if err != nil && !cancelled {
 			return sendFailed, err
 		}
 	}

@@ -56,7 +56,19 @@ func Resolve(abs string) (string, error) {
 // ResolveFrom resolves rel (or an absolute path) from base, which must be
 // canonical already (a Resolve result): a relative argument in a known
 // directory costs one lstat per own component.
-func ResolveFrom(base, rel string) (string, error) {
+func ResolveFrom(base, rel string) (string, error) { return resolveFrom(base, rel, false) }
+
+// ErrProc says a path leads into /proc, where links (self, thread-self,
+// fd/N, PID/cwd, PID/root) name a different thing in each process.
+var ErrProc = errors.New("the path leads into /proc, which means something else in each process")
+
+// ResolveForOther is ResolveFrom for a path another process will open (the
+// policy judging a bash command): it fails with ErrProc instead of
+// following /proc's links in this process — /dev/fd/3 or /proc/self/cwd
+// resolved here describe chatls, not the program that opens them.
+func ResolveForOther(base, rel string) (string, error) { return resolveFrom(base, rel, true) }
+
+func resolveFrom(base, rel string, noProc bool) (string, error) {
 	parts := strings.Split(rel, "/")
 	cur := base
 	if filepath.IsAbs(rel) {
@@ -64,6 +76,9 @@ func ResolveFrom(base, rel string) (string, error) {
 	}
 	missing := false // cur does not exist: nothing below it can be a link
 	for links := 0; len(parts) > 0; {
+		if noProc && Within(cur, "/proc") {
+			return "", ErrProc
+		}
 		part := parts[0]
 		parts = parts[1:]
 		switch part {
@@ -106,6 +121,9 @@ func ResolveFrom(base, rel string) (string, error) {
 		// The target's own components, unresolved, go first: a link to
 		// "a/../b" is resolved like a path written that way.
 		parts = append(strings.Split(target, "/"), parts...)
+	}
+	if noProc && Within(cur, "/proc") {
+		return "", ErrProc
 	}
 	return cur, nil
 }

@@ -372,3 +372,27 @@ func (l *logTail) String() string {
 	defer l.mu.Unlock()
 	return string(l.buf)
 }
+
+// WaitForCtx is WaitFor until ctx ends instead of a timeout.
+func (c *Client) WaitForCtx(ctx context.Context, what string, cond func(*State) bool) error {
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if cond(&State{c: c}) {
+			return nil
+		}
+		if c.closed {
+			return fmt.Errorf("waiting for %s: the server went away", what)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		}
+		c.cond.Wait()
+	}
+}

@@ -229,3 +229,7 @@ func (c *Client) offset(text string, p Position) (int, error) {
 	}
 	return 0, fmt.Errorf("character %d past the end of line %d", p.Character, p.Line)
 }
+
+// PositionIn converts a byte offset of text to a position in the negotiated
+// encoding.
+func (c *Client) PositionIn(text string, offset int) Position { return c.position(text, offset) }
