@@ -147,3 +147,23 @@ func TestTmuxCancelStopsTheCommand(t *testing.T) {
 		t.Fatalf("%d sleeps left after the cancel", n)
 	}
 }
+
+// With TMUX_TMPDIR set in chatls's environment and no socket configured,
+// a named session on the default server is found and its command ends:
+// every tmux invocation, chatls's and the pane's, reaches the same server.
+func TestTmuxDefaultServerUnderTMUXTMPDIR(t *testing.T) {
+	testsshd.TmuxSocket(t) // skips without tmux
+	dir := t.TempDir()
+	t.Setenv("TMUX_TMPDIR", dir)
+	t.Setenv("TMUX", "")
+	t.Cleanup(func() { exec.Command("tmux", "kill-server").Run() })
+	tm := &target.Tmux{M: target.Local{}, Session: "work-" + strings.ReplaceAll(t.Name(), "/", "-"), Root: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := 0; i < 2; i++ {
+		r, err := tm.RunCommand(ctx, "echo here-"+strings.Repeat("x", i), forever, time.Minute, nil)
+		if err != nil || !r.Ended || r.Output != "here-"+strings.Repeat("x", i) {
+			t.Fatalf("call %d: %+v %v", i, r, err)
+		}
+	}
+}
