@@ -21,10 +21,11 @@ test-go:
 
 # The Go suite while two busy loops per core run (started and always killed
 # by .ci/loaded): every time bound in a test must hold on a busy machine.
-# `make test-loaded PKGS=./approval/...` runs some packages only.
+# `make test-loaded PKGS=./approval/...` runs some packages only, RUN='TestA|TestB'
+# some tests only.
 PKGS ?= ./...
 test-loaded:
-	GO=$(GO) bash .ci/loaded $(PKGS)
+	GO=$(GO) bash .ci/loaded $(if $(RUN),-run '$(RUN)') $(PKGS)
 
 # The tests whose point is concurrent reads of shared state (snapshots read
 # by several requests, the registry while a source replaces its tools, the
