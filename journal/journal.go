@@ -136,7 +136,13 @@ type Journal struct {
 	startedAt map[string]time.Time
 	// gone caches tokens of processes known dead (they never come back).
 	gone map[string]bool
+	// refreshed is when State or Recorded last read the file.
+	refreshed time.Time
 }
+
+// refreshEvery bounds how often a question that only reports reads what
+// other processes appended (see refreshOften).
+const refreshEvery = 20 * time.Millisecond
 
 func key(document, id string) string { return document + "\x00" + id }
 
@@ -286,6 +292,17 @@ func (j *Journal) refresh() error {
 	}
 }
 
+// refreshOften refreshes for a question that only reports (State,
+// Recorded): at most once per refreshEvery, as a pass over a large
+// document asks for every ID. Start always reads the file to its end.
+// A failed read keeps what was read before.
+func (j *Journal) refreshOften() {
+	if now := time.Now(); now.Sub(j.refreshed) >= refreshEvery {
+		j.refreshed = now
+		_ = j.refresh()
+	}
+}
+
 // apply takes in an entry written by another process (or an earlier one).
 func (j *Journal) apply(e entry, offset int64) {
 	k := key(e.Document, e.ToolID)
@@ -306,7 +323,7 @@ func (j *Journal) apply(e entry, offset int64) {
 func (j *Journal) State(document, id string) State {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_ = j.refresh() // unreadable now: what was read before still holds
+	j.refreshOften()
 	return j.state(key(document, id))
 }
 
@@ -391,7 +408,7 @@ func (j *Journal) finish(document, id, kind, text string, isError bool) error {
 // Recorded returns the result recorded for a finished tool.
 func (j *Journal) Recorded(document, id string) (Record, bool) {
 	j.mu.Lock()
-	_ = j.refresh()
+	j.refreshOften()
 	offset, ok := j.finished[key(document, id)]
 	started := j.startedAt[key(document, id)]
 	j.mu.Unlock()
