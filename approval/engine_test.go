@@ -356,7 +356,10 @@ func TestTimedOutResolverLeavesNothingBehind(t *testing.T) {
 	script := resolverScript(t, t.TempDir(), "spawn.sh",
 		`(setsid bash -c 'exec -a `+marker+` sleep 300' &); bash -c 'exec -a `+marker+` sleep 300' & `+
 			`while [ "$(pgrep -fc '^`+marker+`')" -lt 2 ]; do sleep 0.01; done; touch `+started+`; sleep 30`)
-	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 500\n"
+	// 10 s to start its two children (they are up in milliseconds on an
+	// idle machine; 500 ms was not always enough on a busy one) before it
+	// sleeps past its timeout.
+	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 10000\n"
 	e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
 	if err != nil {
 		t.Fatal(err)
