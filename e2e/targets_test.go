@@ -139,13 +139,18 @@ session = "work"
 func TestTargetSSHHostKeyRefusalIsTheResult(t *testing.T) {
 	for _, tc := range []struct {
 		name string
+		tmux bool
 		prep func(t *testing.T, srv *testsshd.Server, config string) string
 	}{
-		{"changed", func(t *testing.T, srv *testsshd.Server, config string) string {
+		{"changed", false, func(t *testing.T, srv *testsshd.Server, config string) string {
 			srv.ReplaceHostKey(t)
 			return config
 		}},
-		{"unknown", func(t *testing.T, srv *testsshd.Server, config string) string {
+		{"changed-tmux", true, func(t *testing.T, srv *testsshd.Server, config string) string {
+			srv.ReplaceHostKey(t)
+			return config
+		}},
+		{"unknown", false, func(t *testing.T, srv *testsshd.Server, config string) string {
 			empty := filepath.Join(t.TempDir(), "known_hosts")
 			os.WriteFile(empty, nil, 0o600)
 			return strings.ReplaceAll(config, filepath.Join(srv.Dir, "known_hosts"), empty)
@@ -171,8 +176,9 @@ func TestTargetSSHHostKeyRefusalIsTheResult(t *testing.T) {
 type = "ssh"
 host = %q
 sshConfig = %q
+tmux = %v
 autoApprove = ["bash(echo approved-there)"]
-`, sshd.Host, config)})
+`, sshd.Host, config, tc.tmux)})
 			uri := s.open("remote.chat", surfaceDoc("",
 				[3]string{"bash", "t_auto", `{"command":"echo approved-there"}`},
 				[3]string{"read", "t_read", `{"path":"notes.txt"}`}))
