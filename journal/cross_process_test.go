@@ -205,3 +205,30 @@ func TestStartOfAKilledProcessIsInterrupted(t *testing.T) {
 		t.Errorf("this process's lock file: %v", err)
 	}
 }
+
+// A process that is gone leaves no lock file behind once another opens
+// the journal; a live one's stays.
+func TestOpenSweepsLockFilesOfGoneProcesses(t *testing.T) {
+	dir := t.TempDir()
+	gone, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goneFile := filepath.Join(dir, liveDir, gone.proc)
+	gone.live.Close() // as a crash would: the lock is dropped, the file stays
+	gone.live = nil
+	defer gone.f.Close()
+	startJournalChild(t, dir) // a live process: its file stays
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := os.Stat(goneFile); !os.IsNotExist(err) {
+		t.Errorf("the lock file of a gone process is still there: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, liveDir))
+	if len(entries) != 2 {
+		t.Errorf("live/ holds %d files, want 2 (the child's and this journal's)", len(entries))
+	}
+}

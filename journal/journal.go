@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -158,6 +159,7 @@ func Open(dir string) (*Journal, error) {
 	if err := j.takeLiveLock(); err != nil {
 		return nil, err
 	}
+	j.sweepLive()
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		j.dropLiveLock()
@@ -216,6 +218,18 @@ func (j *Journal) takeLiveLock() error {
 	}
 	j.live = tmp
 	return nil
+}
+
+// sweepLive removes the lock files of processes that are gone (a crash
+// leaves its file behind), so live/ holds about one file per running
+// chatls.
+func (j *Journal) sweepLive() {
+	entries, _ := os.ReadDir(filepath.Join(j.dir, liveDir))
+	for _, e := range entries {
+		if name := e.Name(); name != j.proc && !strings.HasPrefix(name, ".") {
+			j.alive(name) // removes the file of a process that is gone
+		}
+	}
 }
 
 func (j *Journal) dropLiveLock() {
