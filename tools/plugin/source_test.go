@@ -20,7 +20,9 @@ import (
 func newTestSource(t *testing.T, mode string, env map[string]string) *Source {
 	t.Helper()
 	s := NewSource(config.Plugin{Name: "tp", Path: testPluginBin, Args: []string{mode}, Env: env}, zaptest.NewLogger(t))
-	s.initTimeout = 2 * time.Second
+	// Generous: a test plugin that starts slowly on a busy machine must not
+	// read as one that never answers (tests of that set their own).
+	s.initTimeout = 30 * time.Second
 	s.backoffMin = 20 * time.Millisecond
 	t.Cleanup(func() { s.Close() })
 	return s
