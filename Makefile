@@ -1,7 +1,7 @@
 # The README's two commands: `CGO_ENABLED=0 go install ./cmd/chatls && chatls demo` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-race test-clients build bench fuzz fuzz-ci vet
+.PHONY: test test-go test-loaded test-race test-clients build bench fuzz fuzz-ci vet
 
 # Everything: Go unit, fuzz-seed and end-to-end tests, then the real-editor tests.
 # On CI (CI=true) every fuzz target also fuzzes briefly, so a new crasher in a
@@ -18,6 +18,14 @@ vet:
 
 test-go:
 	$(GO) test -count=1 ./...
+
+# The Go suite while two busy loops per core run (started and always killed
+# by .ci/loaded): every time bound in a test must hold on a busy machine.
+# `make test-loaded PKGS=./approval/...` runs some packages only, RUN='TestA|TestB'
+# some tests only.
+PKGS ?= ./...
+test-loaded:
+	GO=$(GO) bash .ci/loaded $(if $(RUN),-run '$(RUN)') $(PKGS)
 
 # The tests whose point is concurrent reads of shared state (snapshots read
 # by several requests, the registry while a source replaces its tools, the

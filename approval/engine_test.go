@@ -138,14 +138,21 @@ func TestExternalResolvers(t *testing.T) {
 		{"spaced", Approve, "fine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			user := "[[resolvers]]\nname = \"" + tc.name + "\"\ncommand = \"" + scripts[tc.name] + "\"\ntimeoutMs = 300\n"
+			// Only the hanging resolver meets its timeout; the others get
+			// one no busy machine reaches (a shell script starting there can
+			// take longer than 300 ms).
+			timeout := "60000"
+			if tc.name == "hang" {
+				timeout = "300"
+			}
+			user := "[[resolvers]]\nname = \"" + tc.name + "\"\ncommand = \"" + scripts[tc.name] + "\"\ntimeoutMs = " + timeout + "\n"
 			e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
 			v := e.Decide(context.Background(), Call{ID: "toolu_1", Tool: "calculator", Input: map[string]any{"expression": "1+1"}, DocPath: f.doc, DocURI: "file://" + f.doc})
-			if time.Since(start) > 3*time.Second {
+			if time.Since(start) > 15*time.Second { // the hanging one sleeps 30 s
 				t.Errorf("resolver was not stopped in time (%s)", time.Since(start))
 			}
 			if v.Decision != tc.want || !strings.Contains(v.Format(), tc.reason) {
@@ -349,7 +356,10 @@ func TestTimedOutResolverLeavesNothingBehind(t *testing.T) {
 	script := resolverScript(t, t.TempDir(), "spawn.sh",
 		`(setsid bash -c 'exec -a `+marker+` sleep 300' &); bash -c 'exec -a `+marker+` sleep 300' & `+
 			`while [ "$(pgrep -fc '^`+marker+`')" -lt 2 ]; do sleep 0.01; done; touch `+started+`; sleep 30`)
-	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 500\n"
+	// 10 s to start its two children (they are up in milliseconds on an
+	// idle machine; 500 ms was not always enough on a busy one) before it
+	// sleeps past its timeout.
+	user := "[[resolvers]]\nname = \"spawn\"\ncommand = \"" + script + "\"\ntimeoutMs = 10000\n"
 	e, err := NewEngine(f.sources(t, user, "", false, nil), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -181,7 +181,7 @@ type LSPSettings struct {
 // LSPServer is lsp.servers.NAME: a language server to run for file types.
 type LSPServer struct {
 	Command     []string       `json:"command,omitempty" toml:"command,omitempty"`
-	Filetypes   []string       `json:"filetypes,omitempty" toml:"filetypes,omitempty"` // extensions: "go" or ".go"
+	Filetypes   []string       `json:"filetypes,omitempty" toml:"filetypes,omitempty"` // "python" (an editor's file type name), "py" or ".py"
 	RootMarkers []string       `json:"rootMarkers,omitempty" toml:"rootMarkers,omitempty"`
 	Settings    map[string]any `json:"settings,omitempty" toml:"settings,omitempty"`
 }

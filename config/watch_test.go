@@ -22,6 +22,17 @@ func waitChange(t *testing.T, ch <-chan string, want string) {
 	}
 }
 
+// drain takes the changes reported until none comes for 3 debounces.
+func drain(ch <-chan string) {
+	for {
+		select {
+		case <-ch:
+		case <-time.After(3 * debounce):
+			return
+		}
+	}
+}
+
 func TestWatch(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".chatls.toml")
@@ -46,15 +57,30 @@ func TestWatch(t *testing.T) {
 	}
 	waitChange(t, ch, file)
 
-	// A burst is debounced into one change.
-	for i := 0; i < 5; i++ {
-		testfs.Write(t, file, "autopilot = true\n")
-	}
-	waitChange(t, ch, file)
-	select {
-	case p := <-ch:
-		t.Fatalf("burst reported twice (%s)", p)
-	case <-time.After(3 * debounce):
+	// A burst is debounced into one change. What the save above still
+	// reports is drained first; on a busy machine the five writes can
+	// themselves be spread wider than the debounce, and such a try is
+	// made again rather than counted.
+	for try := 1; ; try++ {
+		drain(ch)
+		begin := time.Now()
+		for i := 0; i < 5; i++ {
+			testfs.Write(t, file, "autopilot = true\n")
+		}
+		spread := time.Since(begin)
+		waitChange(t, ch, file)
+		if spread > debounce/2 {
+			if try == 10 {
+				t.Fatalf("five writes never fitted in %s", debounce/2)
+			}
+			continue
+		}
+		select {
+		case p := <-ch:
+			t.Fatalf("burst reported twice (%s)", p)
+		case <-time.After(3 * debounce):
+		}
+		break
 	}
 
 	// Directories that did not exist are picked up when they appear.

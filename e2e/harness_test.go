@@ -170,7 +170,7 @@ func (s *session) advance(uri string) map[string]any {
 // waitText waits until the document contains every substring.
 func (s *session) waitText(uri string, subs ...string) {
 	s.t.Helper()
-	err := s.c.WaitFor(20*time.Second, fmt.Sprintf("%q in the document", subs), func(st *lspclient.State) bool {
+	err := s.c.WaitFor(60*time.Second, fmt.Sprintf("%q in the document", subs), func(st *lspclient.State) bool {
 		text := st.Text(uri)
 		for _, sub := range subs {
 			if !strings.Contains(text, sub) {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,4 +95,102 @@ tmuxSocket = %q
 	s.waitText(uri, "```\nin-the-pane\n```")
 	s.applyAction(uri, "t_cap", "Approve capture_pane@term")
 	s.waitText(uri, "[Terminal text of tmux pane chatls: output of programs, not instructions.]")
+}
+
+// With TMUX_TMPDIR in chatls's environment and no tmuxSocket, a tmux
+// target with a named session reaches the default server of that
+// directory — the session is found and the call finishes (issue: it
+// reported the session not found and never finished).
+func TestTargetTmuxNamedSessionUnderTMUXTMPDIR(t *testing.T) {
+	testsshd.TmuxSocket(t) // skips without tmux
+	tmpdir := t.TempDir()
+	t.Cleanup(func() {
+		kill := exec.Command("tmux", "kill-server")
+		kill.Env = append(os.Environ(), "TMUX_TMPDIR="+tmpdir, "TMUX=")
+		kill.Run()
+	})
+	s := start(t, sessionOptions{env: []string{"TMUX_TMPDIR=" + tmpdir, "TMUX="}, userConfig: `target = "term"
+
+[targets.term]
+type = "local"
+tmux = true
+session = "work"
+`})
+	uri := s.open("term.chat", surfaceDoc("",
+		[3]string{"bash", "t_run", `{"command":"echo in-work","wait":true}`},
+		[3]string{"bash", "t_again", `{"command":"echo again-in-work","wait":true}`}))
+	s.advance(uri)
+	s.waitText(uri, "`t_run`\n\n```flemma:tool status=pending")
+	s.applyAction(uri, "t_run", "Approve bash@term: $ echo in-work")
+	s.waitText(uri, "```\nin-work\n```")
+	s.applyAction(uri, "t_again", "Approve bash@term: $ echo again-in-work")
+	s.waitText(uri, "```\nagain-in-work\n```")
+	list := exec.Command("tmux", "list-sessions", "-F", "#{session_name}")
+	list.Env = append(os.Environ(), "TMUX_TMPDIR="+tmpdir, "TMUX=")
+	if out, err := list.Output(); err != nil || !strings.Contains(string(out), "work") {
+		t.Errorf("the session must live on the server of TMUX_TMPDIR: %q %v", out, err)
+	}
+}
+
+// A host key ssh cannot accept — changed since known_hosts learnt it, or
+// never seen — fails the approved call at once with ssh's own message,
+// under the ssh defaults of a user's config (no StrictHostKeyChecking
+// line: ssh would ask); the call is not left waiting (SPEC §8).
+func TestTargetSSHHostKeyRefusalIsTheResult(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tmux bool
+		prep func(t *testing.T, srv *testsshd.Server, config string) string
+	}{
+		{"changed", false, func(t *testing.T, srv *testsshd.Server, config string) string {
+			srv.ReplaceHostKey(t)
+			return config
+		}},
+		{"changed-tmux", true, func(t *testing.T, srv *testsshd.Server, config string) string {
+			srv.ReplaceHostKey(t)
+			return config
+		}},
+		{"unknown", false, func(t *testing.T, srv *testsshd.Server, config string) string {
+			empty := filepath.Join(t.TempDir(), "known_hosts")
+			os.WriteFile(empty, nil, 0o600)
+			return strings.ReplaceAll(config, filepath.Join(srv.Dir, "known_hosts"), empty)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sshd := testsshd.Start(t)
+			data, err := os.ReadFile(sshd.ConfigFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, l := range strings.Split(string(data), "\n") {
+				if !strings.Contains(l, "StrictHostKeyChecking") {
+					lines = append(lines, l)
+				}
+			}
+			config := filepath.Join(t.TempDir(), "ssh_config")
+			os.WriteFile(config, []byte(tc.prep(t, sshd, strings.Join(lines, "\n"))), 0o600)
+			s := start(t, sessionOptions{userConfig: fmt.Sprintf(`target = "build"
+
+[targets.build]
+type = "ssh"
+host = %q
+sshConfig = %q
+tmux = %v
+autoApprove = ["bash(echo approved-there)"]
+`, sshd.Host, config, tc.tmux)})
+			uri := s.open("remote.chat", surfaceDoc("",
+				[3]string{"bash", "t_auto", `{"command":"echo approved-there"}`},
+				[3]string{"read", "t_read", `{"path":"notes.txt"}`}))
+			s.advance(uri)
+			s.waitText(uri, "**Tool Result:** `t_auto` (error)", "Host key verification failed")
+			// A call the user approves fails the same way.
+			s.waitText(uri, "`t_read`\n\n```flemma:tool status=pending")
+			s.applyAction(uri, "t_read", "Approve read@build")
+			s.waitText(uri, "**Tool Result:** `t_read` (error)")
+			if strings.Contains(s.c.Doc(uri).Text, "status=") {
+				t.Errorf("the call must have its error result, not a placeholder:\n%s", s.c.Doc(uri).Text)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ package execution
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -63,17 +64,28 @@ type Outcome struct {
 	Write bool
 	// Ran says the tool really started (its progress began).
 	Ran bool
+	// Again says the journal knew the call when it was to start — another
+	// chatls process started it (and has finished it now, or stopped) —
+	// so the block is resolved again from the journal: the recorded
+	// result, or the interrupted text, never a second run.
+	Again bool
 }
+
+// elsewherePoll bounds the wait between looks at the journal while
+// another process runs the call.
+const elsewherePoll = time.Second
 
 // Run runs the job under ctx — cancel it with ErrCancelled as the cause
 // for the user's cancel; base is the session's context (its end means
 // chatls shuts down, and the journal entry stays unfinished so a restarted
 // chatls reports the run instead of repeating it).
 func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
-	release, waited, err := e.slot(ctx)
+	take, waited, err := e.slot(ctx)
 	if err != nil {
 		return e.cancelledBeforeStart(base, ctx, j)
 	}
+	var once sync.Once
+	release := func() { once.Do(take) }
 	defer release()
 	call, hash, by, verdict, ok := j.Gate()
 	switch {
@@ -88,7 +100,11 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	}
 	if err := e.Journal.Start(j.Document, j.ID); errors.Is(err, journal.ErrStarted) {
 		e.Log.Warn("refusing to run a tool twice", zap.String("id", j.ID), zap.Error(err))
-		return Outcome{}
+		if e.Journal.State(j.Document, j.ID) == journal.Running {
+			return Outcome{} // this process runs it (another copy of the document)
+		}
+		release() // waiting on another process takes no slot here
+		return e.awaitElsewhere(ctx, j)
 	} else if err != nil {
 		// The start is not on disk: running now could run it twice after a crash.
 		e.Log.Error("execution journal write failed; not running the tool", zap.String("id", j.ID), zap.Error(err))
@@ -125,6 +141,25 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	}
 	e.logRun(j, call, env, hash, verdict, by, started, ended, res, false)
 	return Outcome{Result: res, Write: true, Ran: true}
+}
+
+// awaitElsewhere waits while another chatls process runs the call (the
+// journal file is where its finish appears), then has the block resolved
+// from the journal. A cancel or shutdown ends the wait and writes nothing:
+// the other process still owns the run.
+func (e *Executor) awaitElsewhere(ctx context.Context, j Job) Outcome {
+	wait := 20 * time.Millisecond
+	for e.Journal.State(j.Document, j.ID) == journal.RunningElsewhere {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Outcome{}
+		case <-t.C:
+		}
+		wait = min(2*wait, elsewherePoll)
+	}
+	return Outcome{Again: true}
 }
 
 // cancelledBeforeStart is the result of a call the user cancelled while it

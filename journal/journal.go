@@ -10,23 +10,42 @@
 // keeps the write); only a crash of the whole machine can lose it, and then
 // the tool looks interrupted — StoppedText — and still never runs twice.
 // Syncing it would put a second fsync on every approval's round trip.
+//
+// Several chatls processes share one journal (an editor's and a terminal's,
+// two editors on one document), so "at most once" must hold between them
+// too. Start checks and records under an exclusive flock of the journal
+// file, on what the file says at that moment (entries other processes
+// appended since are read first), and the start is on disk before the lock
+// is released — so of two processes starting the same ID, exactly one
+// succeeds. Each process holds a lock file under live/ for as long as its
+// journal is open: a start by a process whose lock is held is running
+// elsewhere (not interrupted); once that process is gone — even by kill -9,
+// which releases its locks — its unfinished starts are interrupted.
 package journal
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // FileName is the journal's file inside the state directory.
 const FileName = "executions.jsonl"
+
+// liveDir holds one lock file per process with the journal open, named by
+// the process's token: held, the process is alive.
+const liveDir = "live"
 
 // maxRecordedBytes bounds the result text kept per finish. Tool results are
 // already cut to 50 KB by the output limits; this only guards the journal.
@@ -49,11 +68,14 @@ const (
 var ErrStarted = errors.New("the tool was already started")
 
 type entry struct {
-	Event    string    `json:"event"` // "start" | "finish"
-	Document string    `json:"document"`
-	ToolID   string    `json:"tool_id"`
-	PID      int       `json:"pid"`
-	Time     time.Time `json:"time"`
+	Event    string `json:"event"` // "start" | "finish"
+	Document string `json:"document"`
+	ToolID   string `json:"tool_id"`
+	PID      int    `json:"pid"`
+	// Proc is the writing process's token (its lock file in live/); empty
+	// in journals of older chatls versions.
+	Proc string    `json:"proc,omitempty"`
+	Time time.Time `json:"time"`
 	// Finish entries record what was written as the result.
 	Kind    string  `json:"kind,omitempty"`
 	Result  *string `json:"result,omitempty"`
@@ -72,6 +94,9 @@ const (
 	Interrupted
 	// Finished: a result was produced (by this or an earlier process).
 	Finished
+	// RunningElsewhere: started by another chatls process that is still
+	// alive and has not finished it; its result will be recorded here.
+	RunningElsewhere
 )
 
 // Record is the result recorded when a tool finished.
@@ -90,99 +115,240 @@ type Record struct {
 // Journal is an append-only, fsynced log of starts and finishes.
 type Journal struct {
 	mu   sync.Mutex
-	f    *os.File
+	f    *os.File // read and appended to (O_APPEND); flocked by Start
 	path string
-	// interrupted holds document+ID keys started by an earlier process and never finished.
-	interrupted map[string]bool
+	dir  string
+	// proc is this process's token; live its lock file, held while open.
+	proc string
+	live *os.File
+	// read is how far the file has been read: entries after it were
+	// appended since, by this process or another.
+	read int64
+	// unfinished maps document+ID keys started by another process (this
+	// one's earlier life included) and never finished to that process's
+	// token: interrupted once the process is gone, running elsewhere while
+	// it lives.
+	unfinished map[string]string
 	// started holds keys started by this process and not finished.
 	started map[string]bool
 	// finished maps keys to the offset of their last finish line.
 	finished map[string]int64
 	// startedAt maps keys to the time of their last start entry.
 	startedAt map[string]time.Time
+	// gone caches tokens of processes known dead (they never come back).
+	gone map[string]bool
+	// refreshed is when State or Recorded last read the file.
+	refreshed time.Time
 }
+
+// refreshEvery bounds how often a question that only reports reads what
+// other processes appended (see refreshOften).
+const refreshEvery = 20 * time.Millisecond
 
 func key(document, id string) string { return document + "\x00" + id }
 
 // Open reads the journal in dir (creating it) and remembers which tools an
 // earlier process finished or left unfinished.
 func Open(dir string) (*Journal, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, liveDir), 0o700); err != nil {
 		return nil, fmt.Errorf("create the state directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	j := &Journal{path: path, interrupted: map[string]bool{}, started: map[string]bool{}, finished: map[string]int64{}, startedAt: map[string]time.Time{}}
-	torn, err := j.load()
-	if err != nil {
+	j := &Journal{path: path, dir: dir, unfinished: map[string]string{}, started: map[string]bool{},
+		finished: map[string]int64{}, startedAt: map[string]time.Time{}, gone: map[string]bool{}}
+	if err := j.takeLiveLock(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	j.sweepLive()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
+		j.dropLiveLock()
 		return nil, fmt.Errorf("open the execution journal %s: %w", path, err)
 	}
 	j.f = f
-	if torn {
-		// A crash cut the last line: end it, or the next entry would be glued
-		// to it and lost on the next load.
+	fail := func(err error) (*Journal, error) {
+		f.Close()
+		j.dropLiveLock()
+		return nil, err
+	}
+	// Locked: the repair of a torn line must not meet another process's start.
+	if err := j.lock(); err != nil {
+		return fail(err)
+	}
+	defer j.unlock()
+	if err := j.refresh(); err != nil {
+		return fail(err)
+	}
+	if fi, err := f.Stat(); err != nil {
+		return fail(fmt.Errorf("read the execution journal %s: %w", path, err))
+	} else if fi.Size() > j.read {
+		// A crash cut the last line: end it, or the next entry would be
+		// glued to it and lost on the next load.
 		if _, err := f.Write([]byte("\n")); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("repair the execution journal %s: %w", path, err)
+			return fail(fmt.Errorf("repair the execution journal %s: %w", path, err))
 		}
+		j.read = fi.Size() + 1
 	}
 	return j, nil
 }
 
-// load reads every entry; torn reports a last line without its newline.
-func (j *Journal) load() (torn bool, err error) {
-	f, err := os.Open(j.path)
-	if os.IsNotExist(err) {
-		return false, nil
+// takeLiveLock creates this process's lock file in live/ and holds it. It
+// is locked before it gets its name, so no other process can find it
+// unlocked and take this process for dead.
+func (j *Journal) takeLiveLock() error {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
 	}
+	j.proc = hex.EncodeToString(b[:])
+	dir := filepath.Join(j.dir, liveDir)
+	tmp, err := os.CreateTemp(dir, ".new-*")
 	if err != nil {
-		return false, fmt.Errorf("read the execution journal %s: %w", j.path, err)
+		return fmt.Errorf("create a lock file in %s: %w", dir, err)
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	var size int64
-	for {
-		line, err := r.ReadBytes('\n')
-		offset := size
-		size += int64(len(line))
-		if len(line) > 0 && line[len(line)-1] != '\n' {
-			torn = true
-		}
-		var e entry
-		if len(line) > 0 && json.Unmarshal(bytes.TrimSpace(line), &e) == nil {
-			k := key(e.Document, e.ToolID)
-			switch e.Event {
-			case "start":
-				if _, done := j.finished[k]; !done {
-					j.interrupted[k] = true
-				}
-				j.startedAt[k] = e.Time
-			case "finish":
-				delete(j.interrupted, k)
-				j.finished[k] = offset
-			}
-		}
-		if err == io.EOF {
-			return torn, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read the execution journal %s: %w", j.path, err)
+	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("lock %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, j.proc)); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("create a lock file in %s: %w", dir, err)
+	}
+	j.live = tmp
+	return nil
+}
+
+// sweepLive removes the lock files of processes that are gone (a crash
+// leaves its file behind), so live/ holds about one file per running
+// chatls.
+func (j *Journal) sweepLive() {
+	entries, _ := os.ReadDir(filepath.Join(j.dir, liveDir))
+	for _, e := range entries {
+		if name := e.Name(); name != j.proc && !strings.HasPrefix(name, ".") {
+			j.alive(name) // removes the file of a process that is gone
 		}
 	}
 }
 
-// State reports what the journal knows about a tool.
+func (j *Journal) dropLiveLock() {
+	if j.live != nil {
+		os.Remove(filepath.Join(j.dir, liveDir, j.proc))
+		j.live.Close()
+		j.live = nil
+	}
+}
+
+// alive says whether the process with token proc still has its journal
+// open (its lock file is locked).
+func (j *Journal) alive(proc string) bool {
+	if proc == "" || j.gone[proc] {
+		return false // an older chatls's entry, or a process known gone
+	}
+	if proc == j.proc {
+		return j.live != nil
+	}
+	path := filepath.Join(j.dir, liveDir, proc)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		if os.IsNotExist(err) {
+			j.gone[proc] = true
+			return false
+		}
+		return true // cannot tell: never take a live run for interrupted
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	// Ours now: its process is gone. Tidy up its file.
+	os.Remove(path)
+	j.gone[proc] = true
+	return false
+}
+
+func (j *Journal) lock() error {
+	if err := syscall.Flock(int(j.f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock the execution journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+func (j *Journal) unlock() { _ = syscall.Flock(int(j.f.Fd()), syscall.LOCK_UN) }
+
+// refresh reads the entries appended since the last read, by any process.
+// Only whole lines are taken: a line another process is writing right now
+// is read the next time (a torn line at the end is Open's to repair).
+func (j *Journal) refresh() error {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return fmt.Errorf("read the execution journal %s: %w", j.path, err)
+	}
+	if fi.Size() <= j.read {
+		return nil
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(j.f, j.read, fi.Size()-j.read), 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			if err == nil || err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("read the execution journal %s: %w", j.path, err)
+		}
+		offset := j.read
+		j.read += int64(len(line))
+		var e entry
+		if json.Unmarshal(bytes.TrimSpace(line), &e) == nil && e.Proc != j.proc {
+			j.apply(e, offset) // this process's own entries were applied as it wrote them
+		}
+	}
+}
+
+// refreshOften refreshes for a question that only reports (State,
+// Recorded): at most once per refreshEvery, as a pass over a large
+// document asks for every ID. Start always reads the file to its end.
+// A failed read keeps what was read before.
+func (j *Journal) refreshOften() {
+	if now := time.Now(); now.Sub(j.refreshed) >= refreshEvery {
+		j.refreshed = now
+		_ = j.refresh()
+	}
+}
+
+// apply takes in an entry written by another process (or an earlier one).
+func (j *Journal) apply(e entry, offset int64) {
+	k := key(e.Document, e.ToolID)
+	switch e.Event {
+	case "start":
+		if _, done := j.finished[k]; !done {
+			j.unfinished[k] = e.Proc
+		}
+		j.startedAt[k] = e.Time
+	case "finish":
+		delete(j.unfinished, k)
+		j.finished[k] = offset
+	}
+}
+
+// State reports what the journal knows about a tool, as the file says now
+// (other processes' entries included).
 func (j *Journal) State(document, id string) State {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	k := key(document, id)
-	switch {
-	case j.started[k]:
+	j.refreshOften()
+	return j.state(key(document, id))
+}
+
+func (j *Journal) state(k string) State {
+	if j.started[k] {
 		return Running
-	case j.interrupted[k]:
+	}
+	if proc, ok := j.unfinished[k]; ok {
+		if j.alive(proc) {
+			return RunningElsewhere
+		}
 		return Interrupted
 	}
 	if _, ok := j.finished[k]; ok {
@@ -197,13 +363,22 @@ func (j *Journal) Interrupted(document, id string) bool {
 }
 
 // Start records that a tool is about to run and syncs it to disk. It fails
-// when the tool was already started or finished, by this process or an
-// earlier one: the caller must not run it.
+// when the tool was already started or finished, by this process or
+// another (running or gone): the caller must not run it. The check and the
+// record are one step for every process sharing the journal: the file is
+// locked, read to its end, and the start synced before it is unlocked.
 func (j *Journal) Start(document, id string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.lock(); err != nil {
+		return err
+	}
+	defer j.unlock()
+	if err := j.refresh(); err != nil {
+		return err // not knowing what others started, nothing may start
+	}
 	k := key(document, id)
-	if _, done := j.finished[k]; done || j.started[k] || j.interrupted[k] {
+	if j.state(k) != Unknown {
 		return fmt.Errorf("tool %s: %w", id, ErrStarted)
 	}
 	e := entry{Event: "start", Document: document, ToolID: id, Time: time.Now().UTC()}
@@ -239,7 +414,7 @@ func (j *Journal) finish(document, id, kind, text string, isError bool) error {
 	offset, err := j.append(entry{Event: "finish", Document: document, ToolID: id, Kind: kind, Result: &text, IsError: isError}, false)
 	// Whatever happened on disk, this process never runs it again.
 	delete(j.started, k)
-	delete(j.interrupted, k)
+	delete(j.unfinished, k)
 	j.finished[k] = offset // -1 if the write failed: Recorded then knows no text
 	return err
 }
@@ -247,6 +422,7 @@ func (j *Journal) finish(document, id, kind, text string, isError bool) error {
 // Recorded returns the result recorded for a finished tool.
 func (j *Journal) Recorded(document, id string) (Record, bool) {
 	j.mu.Lock()
+	j.refreshOften()
 	offset, ok := j.finished[key(document, id)]
 	started := j.startedAt[key(document, id)]
 	j.mu.Unlock()
@@ -278,10 +454,10 @@ func (j *Journal) Recorded(document, id string) (Record, bool) {
 	return Record{Text: *e.Result, IsError: e.IsError, Kind: kind, Time: e.Time, Known: true, Started: started}, true
 }
 
-// append writes an entry, syncs it to disk and returns its offset.
 // append writes one entry and returns its offset; sync waits for the disk.
 func (j *Journal) append(e entry, sync bool) (int64, error) {
 	e.PID = os.Getpid()
+	e.Proc = j.proc
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
@@ -305,9 +481,11 @@ func (j *Journal) append(e entry, sync bool) (int64, error) {
 	return end - int64(n), err
 }
 
-// Close closes the journal file.
+// Close closes the journal file. This process's unfinished starts count as
+// interrupted from now on, for every other process.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.dropLiveLock()
 	return j.f.Close()
 }

@@ -228,6 +228,11 @@ func (s *Server) journalEntry(ds *docState, id string) cycle.JournalEntry {
 	switch s.journal.State(key, id) {
 	case journal.Running:
 		return cycle.JournalEntry{State: cycle.StartedHere}
+	case journal.RunningElsewhere:
+		// Another chatls process runs it. To the cycle it may start: the
+		// executor's journal start refuses it, waits for that process's
+		// result and has the block resolved from the journal.
+		return cycle.JournalEntry{}
 	case journal.Interrupted:
 		return cycle.JournalEntry{State: cycle.Interrupted}
 	case journal.Finished:

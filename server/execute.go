@@ -52,6 +52,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	var progress *runProgress
 	var announcement *workdone.Delayed
 	stopTicker := func() {}
+	var out execution.Outcome
 	defer func() {
 		stopTicker()
 		announced := announcement != nil && announcement.Settle()
@@ -60,6 +61,11 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		delete(ds.runs, rs.id)
 		ds.ledger.Done(rs.id)
 		s.mu.Unlock()
+		if out.Again && s.baseCtx.Err() == nil {
+			// Another chatls ran it: its recorded result (or the
+			// interrupted text) goes into this block instead.
+			s.resolve(ds, true, rs.id)
+		}
 		if announced {
 			// Hints said "running"; a result edit makes clients ask again
 			// anyway, but a run that wrote none (shutdown, refusal) must
@@ -96,7 +102,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 	if testHookBeforeRun != nil {
 		job.BeforeRun = func() { testHookBeforeRun(rs.id) }
 	}
-	out := s.executor.Run(s.baseCtx, rs.ctx, job)
+	out = s.executor.Run(s.baseCtx, rs.ctx, job)
 	if announcement != nil {
 		announcement.Settle() // "end" must follow "begin" if the announcement went out
 		progress.end(out.Result)

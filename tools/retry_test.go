@@ -55,7 +55,7 @@ func TestRetriesOnlyWhatIsSafe(t *testing.T) {
 	// bash that times out is never repeated: it could have changed state.
 	env.Retries, env.BashTimeout = 2, 1
 	marker := t.TempDir() + "/runs"
-	res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: map[string]any{"command": "echo x >> " + marker + "; sleep 5", "timeout": 0.3}}, env)
+	res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: map[string]any{"command": "echo x >> " + marker + "; sleep 60", "timeout": 3}}, env)
 	if !res.IsError || strings.Contains(res.Text, "retries") {
 		t.Fatalf("bash: %q", res.Text)
 	}

@@ -186,3 +186,40 @@ func TestConfigureFrom(t *testing.T) {
 		t.Errorf("%+v idle %v settle %v", e, p.Idle, p.Settle)
 	}
 }
+
+// A user's server for a file type that has built-in entries too (python:
+// basedpyright, pyright), named as editors name file types, is the one
+// that serves it — also when no built-in one is installed.
+func TestConfiguredServerWinsOverMissingBuiltin(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "pyserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/badserver").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	testfs.Write(t, filepath.Join(dir, "x.py"), "print(1)\n")
+	starts := filepath.Join(dir, "starts")
+	t.Setenv("BADSERVER_STARTS", starts)
+	for _, ft := range []string{"python", "py", ".py"} {
+		t.Run(ft, func(t *testing.T) {
+			os.Remove(starts)
+			pool := NewPool()
+			defer pool.Close()
+			pool.LookPath = func(name string) (string, error) {
+				if strings.Contains(name, "pyright") {
+					return "", exec.ErrNotFound // the built-ins are not installed
+				}
+				return exec.LookPath(name)
+			}
+			pool.ConfigureFrom(config.LSPSettings{Servers: map[string]config.LSPServer{"mypy-ls": {Command: []string{bin}, Filetypes: []string{ft}}}})
+			r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 1)
+			res := r.Run(context.Background(), tools.Call{ID: "d", Name: "definition", Input: map[string]any{"path": "x.py", "line": 1.0, "column": 1.0}},
+				tools.Env{Dir: dir, DefaultTimeout: 60})
+			if strings.Contains(res.Text, "no language server") {
+				t.Fatalf("the configured server was not used: %q", res.Text)
+			}
+			if data, _ := os.ReadFile(starts); string(data) != "start\n" {
+				t.Errorf("the configured server must have started once, starts = %q (result %q)", data, res.Text)
+			}
+		})
+	}
+}

@@ -210,6 +210,28 @@ func rootOf(dir string, markers []string) string {
 	}
 }
 
+// extensionsOf is the file name endings of a filetype as a user writes it:
+// a language name as editors call it ("python", "typescriptreact", as in
+// nvim-lspconfig), or an extension with or without its dot ("py", ".py").
+// A language name read as an extension (".python") matched no file, so
+// the user's server lost to a built-in one that was not even installed.
+func extensionsOf(ft string) []string {
+	var exts []string
+	for ext, id := range languageIDs {
+		if id == ft {
+			exts = append(exts, ext)
+		}
+	}
+	if len(exts) > 0 {
+		slices.Sort(exts)
+		return exts
+	}
+	if !strings.HasPrefix(ft, ".") {
+		ft = "." + ft
+	}
+	return []string{ft}
+}
+
 // ConfigureFrom applies the trusted settings' lsp.* (config.Effective.LSP).
 func (p *Pool) ConfigureFrom(s config.LSPSettings) {
 	servers := map[string]Entry{}
@@ -219,10 +241,7 @@ func (p *Pool) ConfigureFrom(s config.LSPSettings) {
 		}
 		e := Entry{Name: name, Command: srv.Command, RootMarkers: srv.RootMarkers, Settings: srv.Settings}
 		for _, ft := range srv.Filetypes {
-			if !strings.HasPrefix(ft, ".") {
-				ft = "." + ft
-			}
-			e.Extensions = append(e.Extensions, ft)
+			e.Extensions = append(e.Extensions, extensionsOf(ft)...)
 		}
 		servers[name] = e
 	}

@@ -192,7 +192,7 @@ func TestInitTimeoutFollowsTheLoadDeadline(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant  %s", err, want)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 8*time.Second { // well before the 10 s init timeout
 		t.Errorf("Load took %s for a 300 ms deadline", d)
 	}
 	// Without the timeout passed along, the deadline itself is named.

@@ -23,9 +23,9 @@ func TestWithRegistry(t *testing.T) {
 
 	reg := tools.NewRegistry(nil)
 	good.OnToolsChanged(func(list []tools.Tool) { reg.Replace(good.Name(), list) })
-	reg.AddSource(good, 5*time.Second)
-	reg.AddSource(bad, 5*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	reg.AddSource(good, time.Minute)
+	reg.AddSource(bad, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := reg.WaitReady(ctx); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestWithRegistry(t *testing.T) {
 	wantResult(t, run(t, crash, nil), true, "died")
 	select {
 	case <-changed:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("registry not told about the new tool list")
 	}
 	if _, ok := reg.Lookup("slow"); ok {

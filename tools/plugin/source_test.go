@@ -20,7 +20,9 @@ import (
 func newTestSource(t *testing.T, mode string, env map[string]string) *Source {
 	t.Helper()
 	s := NewSource(config.Plugin{Name: "tp", Path: testPluginBin, Args: []string{mode}, Env: env}, zaptest.NewLogger(t))
-	s.initTimeout = 2 * time.Second
+	// Generous: a test plugin that starts slowly on a busy machine must not
+	// read as one that never answers (tests of that set their own).
+	s.initTimeout = 30 * time.Second
 	s.backoffMin = 20 * time.Millisecond
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -129,16 +131,17 @@ func TestConcurrentCallsAreMatchedByCallID(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// Later calls finish first, so answers come back out of order.
-			ms := float64(600 - 100*i)
+			ms := float64(3000 - 500*i)
 			results[i] = slow.Run(context.Background(), tools.Call{ID: "same-id", Input: map[string]any{"ms": ms}}, tools.Env{})
 		}()
 	}
 	wg.Wait()
 	for i, r := range results {
-		wantResult(t, r, false, "slept "+fmt.Sprint(600-100*i)+"ms")
+		wantResult(t, r, false, "slept "+fmt.Sprint(3000-500*i)+"ms")
 	}
-	// One after another they take 2.1 s; together about 0.6 s.
-	if d := time.Since(start); d > 1500*time.Millisecond {
+	// One after another they take 10.5 s; together about 3 s (sleeps this
+	// long leave a busy machine 5 s of slack; with 0.6 s it had 0.9).
+	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("6 concurrent calls took %s; they ran one after another", d)
 	}
 }

@@ -69,9 +69,14 @@ func TestTmuxWaitFalseThenCapture(t *testing.T) {
 func TestTmuxSendKeysCtrlCStopsACommand(t *testing.T) {
 	tm := privateTmux(t)
 	ctx := context.Background()
-	r, err := tm.RunCommand(ctx, "sh -c 'trap \"tmux wait-for -S test-stopped; exit 130\" INT; sleep 300.777'", target.Wait{For: 300 * time.Millisecond}, time.Minute, nil)
+	r, err := tm.RunCommand(ctx, "sh -c 'trap \"tmux wait-for -S test-stopped; exit 130\" INT; tmux wait-for -S test-armed; sleep 300.777'", target.Wait{For: 300 * time.Millisecond}, time.Minute, nil)
 	if err != nil || !r.Running || r.TimedOut {
 		t.Fatalf("wait=0.3: %+v %v", r, err)
+	}
+	// The C-c must find the trap set (on a busy machine sh may not have
+	// got that far yet), or test-stopped is never signalled.
+	if out, err := tmuxCmd(tm, "wait-for", "test-armed").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
 	}
 	if _, err := tm.RunCommand(ctx, "echo no", forever, time.Minute, nil); err == nil || !strings.Contains(err.Error(), "busy running sh") {
 		t.Fatalf("a command typed into a busy pane: %v", err)
@@ -89,7 +94,13 @@ func TestTmuxSendKeysCtrlCStopsACommand(t *testing.T) {
 
 func TestTmuxTimeoutSendsCtrlC(t *testing.T) {
 	tm := privateTmux(t)
-	r, err := tm.RunCommand(context.Background(), "echo before; sleep 300.888", forever, 500*time.Millisecond, nil)
+	// The session and its shell first: the timeout below is the command's
+	// alone, and long enough for a busy machine's shell to start it (with
+	// 500 ms the C-c could come before "before" was printed).
+	if _, err := tm.RunCommand(context.Background(), "true", forever, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tm.RunCommand(context.Background(), "echo before; sleep 300.888", forever, 5*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +156,25 @@ func TestTmuxCancelStopsTheCommand(t *testing.T) {
 	}
 	if n := countProcesses(t, "sleep 300.999"); n != 0 {
 		t.Fatalf("%d sleeps left after the cancel", n)
+	}
+}
+
+// With TMUX_TMPDIR set in chatls's environment and no socket configured,
+// a named session on the default server is found and its command ends:
+// every tmux invocation, chatls's and the pane's, reaches the same server.
+func TestTmuxDefaultServerUnderTMUXTMPDIR(t *testing.T) {
+	testsshd.TmuxSocket(t) // skips without tmux
+	dir := t.TempDir()
+	t.Setenv("TMUX_TMPDIR", dir)
+	t.Setenv("TMUX", "")
+	t.Cleanup(func() { exec.Command("tmux", "kill-server").Run() })
+	tm := &target.Tmux{M: target.Local{}, Session: "work-" + strings.ReplaceAll(t.Name(), "/", "-"), Root: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := 0; i < 2; i++ {
+		r, err := tm.RunCommand(ctx, "echo here-"+strings.Repeat("x", i), forever, time.Minute, nil)
+		if err != nil || !r.Ended || r.Output != "here-"+strings.Repeat("x", i) {
+			t.Fatalf("call %d: %+v %v", i, r, err)
+		}
 	}
 }
