@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chatls/chatls/internal/keyenv"
 )
+
+var keyenvStrip = keyenv.Strip
 
 // defaultBwrap is looked up on PATH when sandbox.bwrap is empty.
 const defaultBwrap = "bwrap"
@@ -56,8 +61,9 @@ func probeSandbox(bwrapPath string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs(Env{}, "/", nil), "true")
+	args := append(bwrapArgs(Env{}, "/", nil, sandboxView{}, false), "true")
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = sandboxEnviron(Env{}, os.Environ())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -70,23 +76,57 @@ func probeSandbox(bwrapPath string) error {
 	return nil
 }
 
-// bwrapArgs builds the bubblewrap command line up to (excluding) the command:
-// the whole file system read-only, the writable set bound read-write (so
-// /tmp stays writable when it is in the set), fresh /dev and /proc, private
-// pid/ipc/uts namespaces, no network unless sandbox.network, and the sandbox
-// dies with chatls. --new-session stops TIOCSTI injection into a terminal.
-func bwrapArgs(env Env, dir string, writable []string) []string {
-	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+// bwrapArgs builds the bubblewrap command line up to (excluding) the command
+// (SPEC §5): the whole file system read-only, the writable set bound
+// read-write, then every .git of it read-only again and each sensitive path
+// masked (sandboxView), fresh /dev and /proc of a new PID namespace, private
+// ipc/uts, no network unless allowed, and the sandbox dies with chatls.
+// --new-session stops TIOCSTI injection into a terminal. The environment is
+// not here: bubblewrap itself is started with sandboxEnviron, so /proc/1
+// inside shows nothing else.
+func bwrapArgs(env Env, dir string, writable []string, view sandboxView, network bool) []string {
+	args := make([]string, 0, 16+3*(len(writable)+len(view.readOnly)+len(view.maskFiles))+5*len(view.maskDirs))
+	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 	for _, w := range writable {
 		if fi, err := os.Stat(w); err != nil || !fi.IsDir() {
 			continue // bwrap refuses to bind what does not exist
 		}
 		args = append(args, "--bind", w, w)
 	}
+	for _, g := range view.readOnly {
+		args = append(args, "--ro-bind", g, g)
+	}
+	for _, f := range view.maskFiles {
+		args = append(args, "--ro-bind", "/dev/null", f)
+	}
+	for _, d := range view.maskDirs {
+		args = append(args, "--tmpfs", d, "--remount-ro", d)
+	}
 	args = append(args, "--unshare-pid", "--unshare-ipc", "--unshare-uts")
-	if !env.Sandbox.Network {
+	if !network {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--die-with-parent", "--new-session", "--chdir", dir, "--")
 	return args
+}
+
+// sandboxAllowed are the variables a sandboxed command gets from chatls's
+// environment (SPEC §5), besides LC_* and sandbox.env.
+var sandboxAllowed = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TZ", "TMPDIR", "SHELL", "FLEMMA_TOOLS_STORE_PATH"}
+
+// sandboxEnviron is the environment bubblewrap is started with, and so the
+// only one inside: the allowlist, sandbox.env, and PAGER=cat. Provider keys
+// stay out even when sandbox.env names them.
+func sandboxEnviron(env Env, from []string) []string {
+	out := make([]string, 0, len(sandboxAllowed)+4)
+	for _, kv := range keyenvStrip(from) {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "PAGER" {
+			continue
+		}
+		if slices.Contains(sandboxAllowed, name) || strings.HasPrefix(name, "LC_") || slices.Contains(env.Sandbox.Env, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PAGER=cat")
 }
