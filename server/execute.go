@@ -156,10 +156,11 @@ func (s *Server) keepOutput(id string, res tools.Result) string {
 }
 
 // toolEnv is where a document's tools run, with the document's settings.
-// sandbox.enabled makes write/edit refuse paths outside the writable set
-// (SPEC §5) whether or not bubblewrap works; bash runs inside bubblewrap
-// when it works, and without it only for calls the user approved (the
-// policy asks for every bash call then).
+// write/edit refuse paths outside the writable set (SPEC §5) unless the
+// trusted settings turned the sandbox off. bash runs inside bubblewrap
+// when it starts; where it cannot, with sandbox.enabled = "auto" bash runs
+// directly (only what a rule or the user approved), with true the call
+// fails.
 func (s *Server) toolEnv(ds *docState) tools.Env {
 	eff := s.settings.effectiveFor(ds.path)
 	dir := filepath.Dir(ds.path)
@@ -171,10 +172,11 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 	writable := append([]string{root, dir, tmp}, eff.Sandbox.Writable...)
 	bwrapWorks := s.sandboxProblem(eff) == ""
 	return tools.Env{
-		Dir:            dir,
-		WorkspaceRoot:  root,
-		Writable:       writable,
-		Sandbox:        tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && bwrapWorks, Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
+		Dir:           dir,
+		WorkspaceRoot: root,
+		Writable:      writable,
+		Sandbox: tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && (bwrapWorks || eff.Sandbox.Required),
+			Writable: writable, Network: eff.Sandbox.Network, Env: eff.Sandbox.Env, Bwrap: eff.Sandbox.Bwrap},
 		RestrictWrites: eff.Sandbox.Enabled,
 		TempDir:        tmp,
 		BashCwd:        eff.BashCwd,
