@@ -30,6 +30,9 @@ type Ledger struct {
 	// revoked marks approvals withdrawn because the input changed.
 	revoked map[string]bool
 	runs    map[string]*Run
+	// escapes are the sandbox=off / network=on words the user's approvals
+	// added (sandbox_escape.go).
+	escapes escapeBook
 }
 
 // RunPhase is where a tool is between being taken to run and its result
@@ -69,6 +72,9 @@ func NewLedger(doc *chatdoc.Document) *Ledger {
 		runs:         map[string]*Run{},
 	}
 	for _, r := range doc.ToolResults() {
+		if r.IsPlaceholder() {
+			l.escapes.seen(r)
+		}
 		if r.Status == chatdoc.StatusPending {
 			if u := doc.ToolUse(r.ID); u != nil {
 				l.issued[r.ID] = InputHash(u)
@@ -84,6 +90,7 @@ func NewLedger(doc *chatdoc.Document) *Ledger {
 func (l *Ledger) Placed(doc *chatdoc.Document, statuses map[string]chatdoc.Status) {
 	for id, st := range statuses {
 		l.touched[id] = true
+		l.escapes.placed(id)
 		if u := doc.ToolUse(id); u != nil && st == chatdoc.StatusPending {
 			l.issued[id] = InputHash(u)
 		}
@@ -191,6 +198,7 @@ func (l *Ledger) Clone() *Ledger {
 		touched:      maps.Clone(l.touched),
 		revoked:      maps.Clone(l.revoked),
 		runs:         make(map[string]*Run, len(l.runs)),
+		escapes:      l.escapes.clone(),
 	}
 	for id, r := range l.runs {
 		run := *r
