@@ -182,6 +182,9 @@ type docStatus struct {
 	Model      string      `json:"model,omitempty"`
 	Chain      *chainShown `json:"chain,omitempty"`
 	Problem    string      `json:"problem,omitempty"`
+	// Unsandboxed: the document's settings want the sandbox but
+	// bubblewrap cannot start here (SPEC §5).
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 }
 
 type chainShown struct {
@@ -194,6 +197,7 @@ func (s *Server) status(ds *docState) docStatus {
 	doc, l := s.view(ds)
 	st := docStatus{Report: ds.cycleParts.Count(doc, l)}
 	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
+	st.Unsandboxed = s.sandboxProblemFor(ds.path) != ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {

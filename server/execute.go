@@ -68,6 +68,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		}
 		s.scheduleDiagnostics(ds)
 	}()
+	var escape cycle.Escape // what the user's approval let this call do (sandbox=off, network=on)
 	job := execution.Job{
 		Document: ds.journalKey(), URI: ds.uri, ID: rs.id,
 		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
@@ -77,10 +78,13 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 			if !ok || u == nil {
 				return tools.Call{}, "", "", v, false
 			}
+			escape = l.SandboxEscape(u, doc.ToolResult(rs.id))
 			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
+			env.Sandbox.Outside = env.Sandbox.Outside || escape.Outside
+			env.Sandbox.Network = env.Sandbox.Network || escape.Network
 			env.Progress = func(p tools.Progress) { progress.report(p, s.refreshHints) }
 			return env
 		},

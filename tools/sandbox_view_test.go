@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,4 +111,38 @@ func TestSandboxNotes(t *testing.T) {
 	if got := appendSandboxNotes("all fine", false); got != "all fine" {
 		t.Errorf("a note without a cause: %q", got)
 	}
+}
+
+// A call the user approved with sandbox=off runs outside (its writes land,
+// the environment is chatls's) but without network unless network=on too;
+// network=on alone opens the network inside.
+func TestSandboxEscapes(t *testing.T) {
+	requireSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	t.Setenv("CHATLS_TEST_OUTSIDE", "host-env")
+	outside := filepath.Join(t.TempDir(), "written-outside")
+	probe := fmt.Sprintf(`echo "env:$CHATLS_TEST_OUTSIDE"; { echo x > %s; } 2>/dev/null && echo wrote; (exec 3<>/dev/tcp/127.0.0.1/%d && head -1 <&3) 2>/dev/null || echo no-network`, outside, port)
+	env := sandboxEnv(t)
+	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:\nno-network")
+	env.Sandbox.Network = true
+	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:\nhello")
+	env.Sandbox.Network, env.Sandbox.Outside = false, true
+	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:host-env\nwrote\nno-network")
+	env.Sandbox.Network = true
+	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:host-env\nwrote\nhello")
 }

@@ -78,6 +78,13 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	return res
 }
 
+func bwrapPath(env Env) string {
+	if env.Sandbox.Bwrap == "" {
+		return defaultBwrap
+	}
+	return env.Sandbox.Bwrap
+}
+
 // sandboxed says whether this call runs inside bubblewrap.
 func sandboxed(env Env) bool { return env.Sandbox.Enabled && !env.Sandbox.Outside }
 
@@ -86,7 +93,13 @@ func sandboxed(env Env) bool { return env.Sandbox.Enabled && !env.Sandbox.Outsid
 // environment less the provider keys.
 func bashCommand(env Env, dir, command string) (*exec.Cmd, error) {
 	if !sandboxed(env) {
-		cmd := exec.Command("bash", "-c", command)
+		argv := []string{"bash", "-c", command}
+		if env.Sandbox.Enabled && env.Sandbox.Outside && !env.Sandbox.Network && SandboxAvailable(env.Sandbox.Bwrap) == nil {
+			// sandbox=off without network=on: the host's files and
+			// environment, the network still off.
+			argv = append([]string{bwrapPath(env), "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--chdir", dir, "--"}, argv...)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.Env = append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 		return cmd, nil
@@ -94,10 +107,7 @@ func bashCommand(env Env, dir, command string) (*exec.Cmd, error) {
 	if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
 		return nil, err
 	}
-	bwrap := env.Sandbox.Bwrap
-	if bwrap == "" {
-		bwrap = defaultBwrap
-	}
+	bwrap := bwrapPath(env)
 	writable := writableDirs(env)
 	home, _ := os.UserHomeDir()
 	view := planSandboxView(writable, home)
