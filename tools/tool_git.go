@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
 )
 
 // The git tools of SPEC §5: the real git, argv only (never a shell string,
