@@ -70,7 +70,7 @@ func TestSandboxReprobedWhenSettingsChange(t *testing.T) {
 	s.waitMessage(1, "bubblewrap", "/nonexistent/bwrap-b")
 	var reports []string
 	for _, m := range s.messages("/nonexistent/bwrap-a") {
-		if strings.Contains(m, "every bash call asks for approval") {
+		if strings.Contains(m, "bash calls now need a rule or your approval") {
 			reports = append(reports, m)
 		}
 	}
@@ -266,7 +266,7 @@ func TestSandboxReprobedWhenTurnedOnAgain(t *testing.T) {
 	if err := s.c.Replace(s.ctx, doc, "status=pending", "status=approved"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitText(doc, "Read-only file system\ndone\n```")
+	s.waitText(doc, "Read-only file system\ndone\n\n[sandbox: write to "+outside+" refused]\n```")
 	if exists(outside) {
 		os.Remove(outside)
 		t.Fatal("bash ran outside the sandbox")

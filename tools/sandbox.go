@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -96,19 +97,51 @@ func bwrapArgs(env Env, dir string, writable []string, view sandboxView, network
 	for _, g := range view.readOnly {
 		args = append(args, "--ro-bind", g, g)
 	}
+	empty := emptyFile()
 	for _, f := range view.maskFiles {
-		args = append(args, "--ro-bind", "/dev/null", f)
+		args = append(args, "--ro-bind", empty, f)
 	}
 	for _, d := range view.maskDirs {
 		args = append(args, "--tmpfs", d, "--remount-ro", d)
 	}
 	args = append(args, "--unshare-pid", "--unshare-ipc", "--unshare-uts")
+	if os.Geteuid() == 0 {
+		// bubblewrap started by root keeps its capabilities otherwise:
+		// the command could unmount a mask.
+		args = append(args, "--cap-drop", "ALL")
+	}
 	if !network {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--die-with-parent", "--new-session", "--chdir", dir, "--")
 	return args
 }
+
+// emptyFile is the empty file bound read-only over each masked file: a
+// regular file in chatls's state directory, which the sandbox masks
+// itself, so no command inside can fill it. (/dev/null would do, but the
+// binds are nodev: reading it there is "Permission denied", and git stops
+// at an unreadable ~/.gitconfig.)
+var emptyFile = sync.OnceValue(func() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".local", "state")
+	}
+	dir = filepath.Join(dir, "chatls", "sandbox")
+	p := filepath.Join(dir, "empty")
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		return p
+	}
+	if os.MkdirAll(dir, 0o700) == nil {
+		os.Remove(p)
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444); err == nil {
+			f.Close()
+			return p
+		}
+	}
+	return "/dev/null" // unreadable inside, but still no secret
+})
 
 // sandboxAllowed are the variables a sandboxed command gets from chatls's
 // environment (SPEC §5), besides LC_* and sandbox.env.

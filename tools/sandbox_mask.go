@@ -259,6 +259,14 @@ func planSandboxView(writable []string, home string) sandboxView {
 			insideNames[l.ino]++
 		}
 	}
+	// chatls's own configuration and state wherever XDG puts them.
+	for _, xdg := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
+		if d := os.Getenv(xdg); filepath.IsAbs(d) {
+			if fi, err := os.Stat(filepath.Join(d, "chatls")); err == nil {
+				v.add(scanEntry{path: filepath.Join(d, "chatls"), dir: fi.IsDir()})
+			}
+		}
+	}
 	if home != "" && home != "/" {
 		for _, rel := range homeSecrets {
 			p := filepath.Join(home, rel)

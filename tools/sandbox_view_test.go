@@ -42,7 +42,7 @@ func TestSandboxMasksSecretsAndClearsTheEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	script := `cat .env sub/aws_credentials.json ~/.ssh/id_rsa ~/.bashrc innocent.txt notes.txt key-link plain.txt 2>&1
+	script := `umount .env 2>/dev/null; umount -l ~/.ssh 2>/dev/null; cat .env sub/aws_credentials.json ~/.ssh/id_rsa ~/.bashrc innocent.txt notes.txt key-link plain.txt 2>&1
 env; tr '\0' '\n' < /proc/1/environ; tr '\0' '\n' < /proc/self/environ
 echo hook > repo/.git/hooks-x; echo x >> innocent.txt; echo done`
 	res := run(t, env, "bash", map[string]any{"command": script})

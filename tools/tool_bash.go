@@ -110,6 +110,7 @@ func bashCommand(env Env, dir, command string) (*exec.Cmd, error) {
 	bwrap := bwrapPath(env)
 	writable := writableDirs(env)
 	home, _ := os.UserHomeDir()
+	emptyFile() // made before the scan, so the scan masks the directory holding it
 	view := planSandboxView(writable, home)
 	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
 	cmd := exec.Command(bwrap, append(args, "bash", "-c", command)...)
