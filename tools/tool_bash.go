@@ -70,9 +70,10 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	res := bashResult(sink.finish(), out.exitCode, out.cancelled, out.timedOut, seconds)
 	if sandboxed(env) {
 		res.Text = appendSandboxNotes(res.Text, env.Sandbox.Network)
-	} else {
-		// A call outside may have linked files in ways the directory
-		// times of the cached scans do not show.
+	} else if env.Sandbox.Outside {
+		// A call the user let out may have linked files in ways the
+		// directory times of the cached scans do not show (a new name
+		// outside for a file inside).
 		InvalidateSandboxScans()
 	}
 	return res
