@@ -114,7 +114,7 @@ func TestPaths(t *testing.T) {
 func TestMerge(t *testing.T) {
 	e := Merge()
 	if !e.Autopilot || e.PlaceholderStyle != "fence" || e.MaxConcurrent != 4 || e.DefaultTimeout != 30 ||
-		e.BashTimeout != 120 || e.Sandbox.Enabled || e.InlayHintsMaxLength != 80 {
+		e.BashTimeout != 120 || !e.Sandbox.Enabled || e.Sandbox.Mode != SandboxAuto || e.Sandbox.Required || e.Sandbox.Network || e.InlayHintsMaxLength != 80 {
 		t.Errorf("defaults: %+v", e)
 	}
 	f, four, ten := false, 4, 10
@@ -123,8 +123,7 @@ func TestMerge(t *testing.T) {
 	if e.Autopilot || e.MaxConcurrent != 1 || e.BashTimeout != 4 {
 		t.Errorf("later layers must override: %+v", e)
 	}
-	tr := true
-	u := UntrustedView(Settings{Tools: Tools{RequireApproval: &f, Plugins: []Plugin{{Name: "x"}}}, Sandbox: Sandbox{Writable: []string{"/"}, Enabled: &tr}})
+	u := UntrustedView(Settings{Tools: Tools{RequireApproval: &f, Plugins: []Plugin{{Name: "x"}}}, Sandbox: Sandbox{Writable: []string{"/"}, Enabled: SandboxOn.Ptr()}})
 	if u.Tools.RequireApproval != nil || u.Tools.Plugins != nil || u.Sandbox.Writable != nil || u.Sandbox.Enabled == nil {
 		t.Errorf("untrusted view keeps only narrowing settings: %+v", u)
 	}

@@ -123,7 +123,8 @@ func validate(file string, s Settings) error {
 // ParseTOML decodes TOML text as if read from the file name (used in messages).
 func ParseTOML(path string, data []byte) (Settings, []Warning, error) {
 	var s Settings
-	if err := toml.Unmarshal(data, &s); err != nil {
+	// The interface lets sandbox.enabled be true, false or "auto".
+	if err := toml.NewDecoder(bytes.NewReader(data)).EnableUnmarshalerInterface().Decode(&s); err != nil {
 		return Settings{}, nil, tomlError(path, data, err)
 	}
 	var generic map[string]any

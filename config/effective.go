@@ -46,12 +46,20 @@ type EffectiveSend struct {
 	MaxRetries int
 }
 
-// EffectiveSandbox is sandbox.* with defaults (off, network allowed).
+// EffectiveSandbox is sandbox.* with defaults: "auto" (on wherever
+// bubblewrap starts), no network (SPEC §5).
 type EffectiveSandbox struct {
-	Enabled  bool
+	Mode SandboxMode
+	// Enabled is Mode != SandboxOff: bash is meant to run inside.
+	Enabled bool
+	// Required is Mode == SandboxOn: bubblewrap failing to start is an
+	// error, not a fallback.
+	Required bool
 	Writable []string
 	Network  bool
 	Bwrap    string
+	// Env names variables passed in besides the allowlist.
+	Env []string
 }
 
 // Defaults (SPEC §2, §4).
@@ -78,7 +86,7 @@ func Merge(layers ...Settings) Effective {
 		DefaultTimeout:      DefaultToolTimeout,
 		Retries:             DefaultToolRetries,
 		BashTimeout:         DefaultBashTimeout,
-		Sandbox:             EffectiveSandbox{Network: true},
+		Sandbox:             EffectiveSandbox{Mode: SandboxAuto, Enabled: true},
 		InlayHintsMaxLength: DefaultInlayHintsMaxLength,
 		Send:                EffectiveSend{MaxTurns: DefaultMaxTurns, MaxCost: DefaultMaxCost, MaxRetries: DefaultMaxRetries},
 	}
@@ -112,8 +120,14 @@ func Merge(layers ...Settings) Effective {
 		if t.WebFetch.AllowHosts != nil {
 			e.WebFetchAllowHosts = t.WebFetch.AllowHosts
 		}
-		setBool(&e.Sandbox.Enabled, l.Sandbox.Enabled)
+		if m := l.Sandbox.Enabled; m != nil && *m != "" {
+			e.Sandbox.Mode = *m
+			e.Sandbox.Enabled, e.Sandbox.Required = *m != SandboxOff, *m == SandboxOn
+		}
 		setBool(&e.Sandbox.Network, l.Sandbox.Network)
+		if l.Sandbox.Env != nil {
+			e.Sandbox.Env = l.Sandbox.Env
+		}
 		if l.Sandbox.Writable != nil {
 			e.Sandbox.Writable = l.Sandbox.Writable
 		}
@@ -210,7 +224,8 @@ func UntrustedView(s Settings) Settings {
 	if s.Autopilot != nil && !*s.Autopilot {
 		out.Autopilot = s.Autopilot
 	}
-	if s.Sandbox.Enabled != nil && *s.Sandbox.Enabled {
+	// The sandbox may be asked for (true, "auto"), never turned off.
+	if m := s.Sandbox.Enabled; m != nil && *m != SandboxOff {
 		out.Sandbox.Enabled = s.Sandbox.Enabled
 	}
 	if s.Sandbox.Network != nil && !*s.Sandbox.Network {

@@ -109,9 +109,13 @@ type MCPServer struct {
 }
 
 type Sandbox struct {
-	Enabled  *bool    `json:"enabled,omitempty" toml:"enabled,omitempty"`
-	Writable []string `json:"writable,omitempty" toml:"writable,omitempty"`
-	Network  *bool    `json:"network,omitempty" toml:"network,omitempty"`
+	// Enabled is sandbox.enabled: true, false or "auto" (the default).
+	Enabled  *SandboxMode `json:"enabled,omitempty" toml:"enabled,omitempty"`
+	Writable []string     `json:"writable,omitempty" toml:"writable,omitempty"`
+	Network  *bool        `json:"network,omitempty" toml:"network,omitempty"`
+	// Env names more variables passed into the sandbox besides the
+	// allowlist (SPEC §5); trusted layers only.
+	Env []string `json:"env,omitempty" toml:"env,omitempty"`
 	// Bwrap overrides the bubblewrap binary path (tests simulate a missing one).
 	Bwrap string `json:"bwrap,omitempty" toml:"bwrap,omitempty"`
 }

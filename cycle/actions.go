@@ -27,6 +27,10 @@ const (
 	ActReject
 	// ActAlwaysAllow writes a rule that approves calls like this one.
 	ActAlwaysAllow
+	// ActApproveOutside approves a pending bash call with sandbox=off, and
+	// ActApproveOutsideNetwork with sandbox=off network=on (SPEC §5).
+	ActApproveOutside
+	ActApproveOutsideNetwork
 )
 
 // ActionsFor lists what the user can do about the call u (with its result
@@ -52,6 +56,9 @@ func ActionsFor(doc *chatdoc.Document, l *Ledger, r *chatdoc.ToolResult, u *chat
 		// Approving counts only from pending, for an empty block (a filled
 		// one becomes the user's result and never runs).
 		out = append(out, ActApprove)
+		if u.Name == "bash" {
+			out = append(out, ActApproveOutside, ActApproveOutsideNetwork)
+		}
 	case r.Status == chatdoc.StatusApproved && empty:
 		if _, _, ok := mayRun(l, u, facts); ok {
 			out = append(out, ActRunNow)

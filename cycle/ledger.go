@@ -34,6 +34,9 @@ type Ledger struct {
 	// was opened, how many had it: a later use beyond that count arrived
 	// in this session (openIDs knows only the ID). Immutable, shared.
 	openUses map[string]int
+	// escapes are the sandbox=off / network=on words the user's approvals
+	// added (sandbox_escape.go).
+	escapes escapeBook
 }
 
 // RunPhase is where a tool is between being taken to run and its result
@@ -73,6 +76,9 @@ func NewLedger(doc *chatdoc.Document) *Ledger {
 		runs:         map[string]*Run{},
 	}
 	for _, r := range doc.ToolResults() {
+		if r.IsPlaceholder() {
+			l.escapes.seen(r)
+		}
 		if r.Status == chatdoc.StatusPending {
 			if u := doc.ToolUse(r.ID); u != nil {
 				l.issued[r.ID] = InputHash(u)
@@ -110,6 +116,7 @@ func (l *Ledger) arrived(u *chatdoc.ToolUse, n int) bool {
 func (l *Ledger) Placed(doc *chatdoc.Document, statuses map[string]chatdoc.Status) {
 	for id, st := range statuses {
 		l.touched[id] = true
+		l.escapes.placed(id)
 		if u := doc.ToolUse(id); u != nil && st == chatdoc.StatusPending {
 			l.issued[id] = InputHash(u)
 		}
@@ -218,6 +225,7 @@ func (l *Ledger) Clone() *Ledger {
 		touched:      maps.Clone(l.touched),
 		revoked:      maps.Clone(l.revoked),
 		runs:         make(map[string]*Run, len(l.runs)),
+		escapes:      l.escapes.clone(),
 	}
 	for id, r := range l.runs {
 		run := *r

@@ -47,6 +47,11 @@ func (l *Ledger) observePlaceholder(old, next *chatdoc.Document, r *chatdoc.Tool
 	}
 	u := next.ToolUse(r.ID)
 	prev := old.ToolResult(r.ID)
+	if prev != nil && prev.IsPlaceholder() {
+		l.escapes.seen(prev) // what it said before this edit
+	} else {
+		l.escapes.seen(r)
+	}
 	prevStatus := chatdoc.StatusDone
 	if prev != nil {
 		prevStatus = prev.Status
@@ -57,6 +62,7 @@ func (l *Ledger) observePlaceholder(old, next *chatdoc.Document, r *chatdoc.Tool
 			l.issued[r.ID] = InputHash(u)
 		}
 		delete(l.userApproved, r.ID) // turned back to pending: approval withdrawn
+		l.escapes.withdraw(r.ID)
 		return false
 	case chatdoc.StatusApproved:
 		if prevStatus != chatdoc.StatusPending || prev == nil || u == nil {
@@ -65,6 +71,7 @@ func (l *Ledger) observePlaceholder(old, next *chatdoc.Document, r *chatdoc.Tool
 		// The approval counts only for the input the placeholder was issued for.
 		if h, known := l.issued[r.ID]; known && h == InputHash(u) {
 			l.userApproved[r.ID] = h
+			l.escapes.approved(r)
 			l.touched[r.ID] = true
 			delete(l.revoked, r.ID)
 			return true

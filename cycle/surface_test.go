@@ -93,10 +93,11 @@ func TestActionsFor(t *testing.T) {
 		placeholder("t_filled", chatdoc.StatusPending, "mine"), placeholder("t_den", chatdoc.StatusDenied, "")))
 	l := NewLedger(doc)
 	l.Take("t_write", t0)
-	names := map[Action]string{ActCancel: "cancel", ActInsert: "insert", ActApprove: "approve", ActRunNow: "run", ActAskAgain: "ask-again", ActReject: "reject", ActAlwaysAllow: "always"}
+	names := map[Action]string{ActCancel: "cancel", ActInsert: "insert", ActApprove: "approve", ActRunNow: "run", ActAskAgain: "ask-again", ActReject: "reject", ActAlwaysAllow: "always",
+		ActApproveOutside: "approve-outside", ActApproveOutsideNetwork: "approve-outside-network"}
 	want := map[string]string{
 		"t_read":   "run reject always",
-		"t_bash":   "approve reject always",
+		"t_bash":   "approve approve-outside approve-outside-network reject always",
 		"t_write":  "cancel",
 		"t_old":    "ask-again reject always",
 		"t_none":   "insert",

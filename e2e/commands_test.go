@@ -189,7 +189,7 @@ func TestSandboxedBashCannotEscape(t *testing.T) {
 	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitText(uri, "Read-only file system\ndone\n```")
+	s.waitText(uri, "Read-only file system\ndone\n\n[sandbox: write to "+outside+" refused]\n```")
 	if exists(outside) {
 		os.Remove(outside)
 		t.Fatal("sandboxed bash wrote outside the writable set")

@@ -70,7 +70,7 @@ func TestSandboxReprobedWhenSettingsChange(t *testing.T) {
 	s.waitMessage(1, "bubblewrap", "/nonexistent/bwrap-b")
 	var reports []string
 	for _, m := range s.messages("/nonexistent/bwrap-a") {
-		if strings.Contains(m, "every bash call asks for approval") {
+		if strings.Contains(m, "bash calls now need a rule or your approval") {
 			reports = append(reports, m)
 		}
 	}
@@ -86,14 +86,17 @@ func TestSandboxReprobedWhenSettingsChange(t *testing.T) {
 func TestSandboxReprobedOnWorkspaceReload(t *testing.T) {
 	s := startWithUserConfig(t, sessionOptions{}, "[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\n[sandbox]\nbwrap = \"/nonexistent/bwrap-c\"\n", "")
 	uri := s.open("reload.chat", twoCalls("echo hi", "notes.txt"))
-	s.settle(uri)
-	if d, _ := s.explain(uri, "toolu_b"); d != "approve" {
-		t.Fatalf("echo is approved while the sandbox is off, got %s", d)
-	}
-	testfs.Write(t, filepath.Join(s.ws, ".chatls.toml"), "[sandbox]\nenabled = true\n")
+	// sandbox.enabled = "auto" by default: the probe fails at once, and
+	// the rules still apply.
 	s.waitMessage(1, "bubblewrap", "/nonexistent/bwrap-c")
-	if d, _ := s.explain(uri, "toolu_b"); d != "require_approval" {
-		t.Errorf("bash must ask once the workspace enabled the sandbox, got %s", d)
+	if d, _ := s.explain(uri, "toolu_b"); d != "approve" {
+		t.Fatalf("echo is approved by its rule where the sandbox is unavailable, got %s", d)
+	}
+	// sandbox.enabled = true makes the failure an error: bash asks.
+	testfs.Write(t, filepath.Join(s.ws, ".chatls.toml"), "[sandbox]\nenabled = true\n")
+	s.waitDecision(uri, "toolu_b", "require_approval")
+	if got := s.messages("/nonexistent/bwrap-c"); len(got) != 1 {
+		t.Errorf("the same failure must be said once, got %q", got)
 	}
 }
 
@@ -266,12 +269,12 @@ func TestSandboxReprobedWhenTurnedOnAgain(t *testing.T) {
 	if err := s.c.Replace(s.ctx, doc, "status=pending", "status=approved"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitText(doc, "Read-only file system\ndone\n```")
+	s.waitText(doc, "Read-only file system\ndone\n\n[sandbox: write to "+outside+" refused]\n```")
 	if exists(outside) {
 		os.Remove(outside)
 		t.Fatal("bash ran outside the sandbox")
 	}
-	if reports := s.messages("every bash call asks for approval"); len(reports) != 1 {
+	if reports := s.messages("bash calls now need a rule or your approval"); len(reports) != 1 {
 		t.Errorf("want the one report of the missing bubblewrap, got %q", reports)
 	}
 }

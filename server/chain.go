@@ -186,6 +186,9 @@ type docStatus struct {
 	Retry string `json:"retry,omitempty"`
 	// Usage is the last answer's, as its code lens shows it.
 	Usage *usageShown `json:"usage,omitempty"`
+	// Unsandboxed: the document's settings want the sandbox but
+	// bubblewrap cannot start here (SPEC §5).
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 }
 
 // usageShown is the last answer's usage in the status.
@@ -207,6 +210,7 @@ func (s *Server) status(ds *docState) docStatus {
 	doc, l := s.view(ds)
 	st := docStatus{Report: ds.cycleParts.Count(doc, l)}
 	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
+	st.Unsandboxed = s.sandboxProblemFor(ds.path) != ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {

@@ -75,6 +75,13 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 			Command: command(insertTitle, "chatls.advance", map[string]any{"uri": snap.uri})}, true
 	case cycle.ActApprove:
 		return setStatus("Approve "+s.preview(s.targetFor(s.docState(snap.uri), doc), u, maxLen), chatdoc.StatusApproved, true)
+	case cycle.ActApproveOutside, cycle.ActApproveOutsideNetwork:
+		words, title := " sandbox=off", "Approve bash outside the sandbox"
+		if a == cycle.ActApproveOutsideNetwork {
+			words, title = " sandbox=off network=on", "Approve bash outside the sandbox with network"
+		}
+		e, err := approveWith(doc, u.ID, words)
+		return codeAction{Title: title, Kind: "quickfix", Edit: edit(e)}, err == nil
 	case cycle.ActRunNow:
 		return codeAction{Title: "Run now", Kind: "quickfix", Command: command("Run now", "chatls.run", args)}, true
 	case cycle.ActAskAgain:
@@ -100,6 +107,23 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 			Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": scope, "rule": rule})}, true
 	}
 	return codeAction{}, false
+}
+
+// approveWith is the edit that approves the placeholder of id and adds
+// words after the status (`status=approved sandbox=off`); only for a
+// `status=WORD` header, where the words read as tokens.
+func approveWith(doc *chatdoc.Document, id, words string) ([]chatdoc.TextEdit, error) {
+	r := doc.ToolResult(id)
+	e, err := chatdoc.SetStatus(doc, id, chatdoc.StatusApproved)
+	if err != nil || r == nil || len(e) != 1 {
+		return nil, fmt.Errorf("no status word to extend")
+	}
+	sp := r.StatusSpan()
+	if e[0].Span != sp || sp.Start < len("status=") || doc.Slice(sp.Start-len("status="), sp.Start) != "status=" {
+		return nil, fmt.Errorf("tool result %s has no status=WORD header", id)
+	}
+	e[0].NewText += words
+	return e, nil
 }
 
 // allPendingActions are "Approve all N pending" and "Reject all N pending":

@@ -74,6 +74,7 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 		}
 		s.scheduleDiagnostics(ds)
 	}()
+	var escape cycle.Escape // what the user's approval let this call do (sandbox=off, network=on)
 	job := execution.Job{
 		Document: ds.journalKey(), URI: ds.uri, ID: rs.id,
 		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
@@ -83,10 +84,13 @@ func (s *Server) runTool(ds *docState, rs *runState) {
 			if !ok || u == nil {
 				return tools.Call{}, "", "", v, false
 			}
+			escape = l.SandboxEscape(u, doc.ToolResult(rs.id))
 			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
+			env.Sandbox.Outside = env.Sandbox.Outside || escape.Outside
+			env.Sandbox.Network = env.Sandbox.Network || escape.Network
 			env.Progress = func(p tools.Progress) { progress.report(p, s.refreshHints) }
 			return env
 		},
@@ -162,10 +166,11 @@ func (s *Server) keepOutput(id string, res tools.Result) string {
 }
 
 // toolEnv is where a document's tools run, with the document's settings.
-// sandbox.enabled makes write/edit refuse paths outside the writable set
-// (SPEC §5) whether or not bubblewrap works; bash runs inside bubblewrap
-// when it works, and without it only for calls the user approved (the
-// policy asks for every bash call then).
+// write/edit refuse paths outside the writable set (SPEC §5) unless the
+// trusted settings turned the sandbox off. bash runs inside bubblewrap
+// when it starts; where it cannot, with sandbox.enabled = "auto" bash runs
+// directly (only what a rule or the user approved), with true the call
+// fails.
 func (s *Server) toolEnv(ds *docState) tools.Env {
 	eff := s.settings.effectiveFor(ds.path)
 	dir := filepath.Dir(ds.path)
@@ -177,10 +182,11 @@ func (s *Server) toolEnv(ds *docState) tools.Env {
 	writable := append([]string{root, dir, tmp}, eff.Sandbox.Writable...)
 	bwrapWorks := s.sandboxProblem(eff) == ""
 	return tools.Env{
-		Dir:            dir,
-		WorkspaceRoot:  root,
-		Writable:       writable,
-		Sandbox:        tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && bwrapWorks, Writable: writable, Network: eff.Sandbox.Network, Bwrap: eff.Sandbox.Bwrap},
+		Dir:           dir,
+		WorkspaceRoot: root,
+		Writable:      writable,
+		Sandbox: tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && (bwrapWorks || eff.Sandbox.Required),
+			Writable: writable, Network: eff.Sandbox.Network, Env: eff.Sandbox.Env, Bwrap: eff.Sandbox.Bwrap},
 		RestrictWrites: eff.Sandbox.Enabled,
 		TempDir:        tmp,
 		BashCwd:        eff.BashCwd,

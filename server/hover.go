@@ -57,7 +57,11 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 			info.Status = status
 		}
 		if problem := s.sandboxProblemFor(ds.path); problem != "" && u.Name == "bash" {
-			info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + "); this call asks, and runs unsandboxed if you approve it"
+			if s.settings.effectiveFor(ds.path).Sandbox.Required {
+				info.Trace += "\nsandbox: bubblewrap cannot run (" + problem + ") and sandbox.enabled = true: this call asks, and fails unless you approve it with sandbox=off"
+			} else {
+				info.Trace += "\nsandbox: the sandbox is unavailable here (" + problem + "); this call needs a rule or your approval, and runs unsandboxed"
+			}
 		}
 	}
 	span := u.Span

@@ -35,8 +35,8 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 	// loading: the tool is not known yet but may come from a source that
 	// is still loading.
 	loading := s.toolSet.MayProvide
-	// With sandbox.enabled and bubblewrap broken, an approved bash call
-	// runs without the sandbox: each one says so.
+	// Where bubblewrap cannot start, a bash call runs (or, with
+	// sandbox.enabled = true, fails) without the sandbox: each one says so.
 	unsandboxed := s.sandboxProblemFor(uriToPath(snap.uri)) != ""
 	var target *tools.TargetEnv
 	if ds != nil {

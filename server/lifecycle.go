@@ -191,9 +191,9 @@ func (s *Server) updateBuiltins() {
 	s.tools.UseBuiltins(s.settings.effective().WebFetchAllowHosts)
 }
 
-// checkSandbox probes bubblewrap for every configuration that enables the
-// sandbox, again after each settings change, and tells the user once about
-// each problem: bash calls then ask (SPEC §5).
+// checkSandbox probes bubblewrap for every configuration that wants the
+// sandbox (sandbox.enabled "auto", the default, or true), again after each
+// settings change, and tells the user once about each problem (SPEC §5).
 func (s *Server) checkSandbox() {
 	var bwraps []string
 	for _, eff := range s.settings.store.All() {
@@ -202,8 +202,13 @@ func (s *Server) checkSandbox() {
 		}
 	}
 	for _, p := range s.sandbox.Check(bwraps) {
-		s.showMessage(lspext.MessageWarning, "chatls: the sandbox is enabled but bubblewrap cannot run ("+p+"); every bash call asks for approval, and the ones you approve run without the sandbox")
+		s.showMessage(lspext.MessageWarning, sandboxUnavailableMessage(p))
 	}
+}
+
+// sandboxUnavailableMessage is SPEC §5's message, said once per problem.
+func sandboxUnavailableMessage(problem string) string {
+	return "chatls: the sandbox is unavailable here (" + problem + "); bash calls now need a rule or your approval"
 }
 
 // sandboxProblem is why bubblewrap cannot run for these settings, or ""
@@ -216,13 +221,13 @@ func (s *Server) sandboxProblem(eff config.Effective) string {
 }
 
 // sandboxProblemFor is why bubblewrap cannot run although the settings of
-// the document at path enable the sandbox, or "".
+// the document at path want the sandbox, or "".
 func (s *Server) sandboxProblemFor(path string) string {
 	return s.sandboxProblem(s.settings.effectiveFor(path))
 }
 
 // sandboxActiveFor says whether bash of the document at path runs inside
-// bubblewrap: its settings enable the sandbox and bubblewrap works.
+// bubblewrap: its settings want the sandbox and bubblewrap works.
 func (s *Server) sandboxActiveFor(path string) bool {
 	return s.settings.effectiveFor(path).Sandbox.Enabled && s.sandboxProblemFor(path) == ""
 }

@@ -32,9 +32,12 @@ func (s *Server) decide(ds *docState, doc *chatdoc.Document, u *chatdoc.ToolUse,
 		ID: u.ID, Tool: u.Name, Input: u.Input(),
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
-	// Never run unsandboxed under a policy that assumed a sandbox: with
-	// bubblewrap broken, every bash call asks (SPEC §5).
-	v = v.SandboxUnavailable(u.Name, s.sandboxProblemFor(ds.path))
+	// With sandbox.enabled = true and bubblewrap broken, a bash call fails
+	// unless the user runs it outside: nothing approves it by itself. With
+	// "auto" the rules still apply (SPEC §5).
+	if s.settings.effectiveFor(ds.path).Sandbox.Required {
+		v = v.SandboxUnavailable(u.Name, s.sandboxProblemFor(ds.path))
+	}
 	if s.heldByLoopGuard(ds, u.ID) {
 		v = loopGuarded(v)
 	}

@@ -45,6 +45,14 @@ func (s *Server) pushStatus(ds *docState) {
 // "2 calls wait for approval (press \y to approve)", "bash running",
 // "claude-sonnet-4-5 is answering", "ready".
 func statusText(st statusNotice, keys cycle.Keys, readiness func() string) string {
+	text := statusParts(st, keys, readiness)
+	if st.Unsandboxed {
+		text += " · unsandboxed"
+	}
+	return text
+}
+
+func statusParts(st statusNotice, keys cycle.Keys, readiness func() string) string {
 	var parts []string
 	plural := func(n int, one, many string) string {
 		if n == 1 {

@@ -6,10 +6,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chatls/chatls/internal/keyenv"
 )
+
+var keyenvStrip = keyenv.Strip
 
 // defaultBwrap is looked up on PATH when sandbox.bwrap is empty.
 const defaultBwrap = "bwrap"
@@ -56,8 +62,9 @@ func probeSandbox(bwrapPath string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs(Env{}, "/", nil), "true")
+	args := append(bwrapArgs(Env{}, "/", nil, sandboxView{}, false), "true")
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = sandboxEnviron(Env{}, os.Environ())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -70,23 +77,89 @@ func probeSandbox(bwrapPath string) error {
 	return nil
 }
 
-// bwrapArgs builds the bubblewrap command line up to (excluding) the command:
-// the whole file system read-only, the writable set bound read-write (so
-// /tmp stays writable when it is in the set), fresh /dev and /proc, private
-// pid/ipc/uts namespaces, no network unless sandbox.network, and the sandbox
-// dies with chatls. --new-session stops TIOCSTI injection into a terminal.
-func bwrapArgs(env Env, dir string, writable []string) []string {
-	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+// bwrapArgs builds the bubblewrap command line up to (excluding) the command
+// (SPEC §5): the whole file system read-only, the writable set bound
+// read-write, then every .git of it read-only again and each sensitive path
+// masked (sandboxView), fresh /dev and /proc of a new PID namespace, private
+// ipc/uts, no network unless allowed, and the sandbox dies with chatls.
+// --new-session stops TIOCSTI injection into a terminal. The environment is
+// not here: bubblewrap itself is started with sandboxEnviron, so /proc/1
+// inside shows nothing else.
+func bwrapArgs(env Env, dir string, writable []string, view sandboxView, network bool) []string {
+	args := make([]string, 0, 16+3*(len(writable)+len(view.readOnly)+len(view.maskFiles))+5*len(view.maskDirs))
+	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 	for _, w := range writable {
 		if fi, err := os.Stat(w); err != nil || !fi.IsDir() {
 			continue // bwrap refuses to bind what does not exist
 		}
 		args = append(args, "--bind", w, w)
 	}
+	for _, g := range view.readOnly {
+		args = append(args, "--ro-bind", g, g)
+	}
+	empty := emptyFile()
+	for _, f := range view.maskFiles {
+		args = append(args, "--ro-bind", empty, f)
+	}
+	for _, d := range view.maskDirs {
+		args = append(args, "--tmpfs", d, "--remount-ro", d)
+	}
 	args = append(args, "--unshare-pid", "--unshare-ipc", "--unshare-uts")
-	if !env.Sandbox.Network {
+	if os.Geteuid() == 0 {
+		// bubblewrap started by root keeps its capabilities otherwise:
+		// the command could unmount a mask.
+		args = append(args, "--cap-drop", "ALL")
+	}
+	if !network {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--die-with-parent", "--new-session", "--chdir", dir, "--")
 	return args
+}
+
+// emptyFile is the empty file bound read-only over each masked file: a
+// regular file in chatls's state directory, which the sandbox masks
+// itself, so no command inside can fill it. (/dev/null would do, but the
+// binds are nodev: reading it there is "Permission denied", and git stops
+// at an unreadable ~/.gitconfig.)
+var emptyFile = sync.OnceValue(func() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".local", "state")
+	}
+	dir = filepath.Join(dir, "chatls", "sandbox")
+	p := filepath.Join(dir, "empty")
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		return p
+	}
+	if os.MkdirAll(dir, 0o700) == nil {
+		os.Remove(p)
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444); err == nil {
+			f.Close()
+			return p
+		}
+	}
+	return "/dev/null" // unreadable inside, but still no secret
+})
+
+// sandboxAllowed are the variables a sandboxed command gets from chatls's
+// environment (SPEC §5), besides LC_* and sandbox.env.
+var sandboxAllowed = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TZ", "TMPDIR", "SHELL", "FLEMMA_TOOLS_STORE_PATH"}
+
+// sandboxEnviron is the environment bubblewrap is started with, and so the
+// only one inside: the allowlist, sandbox.env, and PAGER=cat. Provider keys
+// stay out even when sandbox.env names them.
+func sandboxEnviron(env Env, from []string) []string {
+	out := make([]string, 0, len(sandboxAllowed)+4)
+	for _, kv := range keyenvStrip(from) {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "PAGER" {
+			continue
+		}
+		if slices.Contains(sandboxAllowed, name) || strings.HasPrefix(name, "LC_") || slices.Contains(env.Sandbox.Env, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PAGER=cat")
 }

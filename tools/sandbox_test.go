@@ -17,7 +17,7 @@ import (
 // containers forbid user namespaces). With CHATLS_REQUIRE_BWRAP=1 (set by
 // .ci/run, which installs bubblewrap) it fails instead: there a sandbox test
 // that does not run is a failure, not a skip.
-func requireSandbox(t *testing.T) {
+func requireSandbox(t testing.TB) {
 	t.Helper()
 	if err := SandboxAvailable(""); err != nil {
 		if os.Getenv("CHATLS_REQUIRE_BWRAP") == "1" {

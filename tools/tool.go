@@ -72,13 +72,21 @@ type Env struct {
 	Target *TargetEnv
 }
 
-// SandboxConfig is the `sandbox.*` settings.
+// SandboxConfig is the `sandbox.*` settings, and this call's exceptions.
 type SandboxConfig struct {
+	// Enabled runs bash inside bubblewrap (the server sets it when
+	// sandbox.enabled is "auto" or true and bubblewrap starts, or when it
+	// is true: then a failure to start is the call's error).
 	Enabled  bool
 	Writable []string
 	Network  bool
+	// Env names variables passed in besides the allowlist (sandbox.env).
+	Env []string
 	// Bwrap is the bubblewrap binary (`sandbox.bwrap`); empty means "bwrap" on PATH.
 	Bwrap string
+	// Outside runs this one call outside the sandbox: the user approved it
+	// with `sandbox=off` in this session (never from the document's text).
+	Outside bool
 }
 
 // Progress is a running tool's state for `$/progress` and inlay hints: the

@@ -58,27 +58,66 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	}
 
 	// stdin is /dev/null and pagers are cat, so nothing waits for a user.
-	argv := []string{"bash", "-c", command}
-	if env.Sandbox.Enabled {
-		if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
-			return errorResult("Sandbox unavailable, command not run: %v", err)
-		}
-		bwrap := env.Sandbox.Bwrap
-		if bwrap == "" {
-			bwrap = defaultBwrap
-		}
-		argv = append(append([]string{bwrap}, bwrapArgs(env, dir, writableDirs(env))...), argv...)
+	cmd, err := bashCommand(env, dir, command)
+	if err != nil {
+		return errorResult("Sandbox unavailable, command not run: %v", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-
 	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
 	out := runProcessGroup(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), env.Progress)
 	if out.startErr != nil {
 		return errorResult("Failed to start bash: %v", out.startErr)
 	}
-	return bashResult(sink.finish(), out.exitCode, out.cancelled, out.timedOut, seconds)
+	res := bashResult(sink.finish(), out.exitCode, out.cancelled, out.timedOut, seconds)
+	if sandboxed(env) {
+		res.Text = appendSandboxNotes(res.Text, env.Sandbox.Network)
+	} else if env.Sandbox.Outside {
+		// A call the user let out may have linked files in ways the
+		// directory times of the cached scans do not show (a new name
+		// outside for a file inside).
+		InvalidateSandboxScans()
+	}
+	return res
+}
+
+func bwrapPath(env Env) string {
+	if env.Sandbox.Bwrap == "" {
+		return defaultBwrap
+	}
+	return env.Sandbox.Bwrap
+}
+
+// sandboxed says whether this call runs inside bubblewrap.
+func sandboxed(env Env) bool { return env.Sandbox.Enabled && !env.Sandbox.Outside }
+
+// bashCommand is the process of a bash call: inside bubblewrap with the
+// cleared environment, or, outside the sandbox, bash with chatls's
+// environment less the provider keys.
+func bashCommand(env Env, dir, command string) (*exec.Cmd, error) {
+	if !sandboxed(env) {
+		argv := []string{"bash", "-c", command}
+		if env.Sandbox.Enabled && env.Sandbox.Outside && !env.Sandbox.Network && SandboxAvailable(env.Sandbox.Bwrap) == nil {
+			// sandbox=off without network=on: the host's files and
+			// environment, the network still off.
+			argv = append([]string{bwrapPath(env), "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--chdir", dir, "--"}, argv...)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+		return cmd, nil
+	}
+	if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
+		return nil, err
+	}
+	bwrap := bwrapPath(env)
+	writable := writableDirs(env)
+	home, _ := os.UserHomeDir()
+	emptyFile() // made before the scan, so the scan masks the directory holding it
+	view := planSandboxView(writable, home)
+	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
+	cmd := exec.Command(bwrap, append(args, "bash", "-c", command)...)
+	cmd.Dir = dir
+	cmd.Env = sandboxEnviron(env, os.Environ())
+	return cmd, nil
 }
 
 // bashResult is the text of a finished bash call, wherever it ran.

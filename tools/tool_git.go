@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/chatls/chatls/internal/keyenv"
 )
 
 // The git tools of SPEC §5: the real git, argv only (never a shell string,
@@ -134,14 +132,25 @@ func findRepo(ctx context.Context, env Env, shown string) (gitRepo, error) {
 	if err != nil {
 		return gitRepo{}, fmt.Errorf("%s is not inside a git repository", cmp.Or(shown, dir))
 	}
-	return gitRepo{top: strings.TrimSpace(out)}, nil
+	top := strings.TrimSpace(out)
+	if err := checkGitDir(top, cmp.Or(env.WorkspaceRoot, env.Dir)); err != nil {
+		return gitRepo{}, err
+	}
+	return gitRepo{top: top}, nil
 }
 
-// runGit runs git with argv in dir, without the user's pager, prompts or
-// provider keys; the error carries git's own message.
+// runGit runs git with argv in dir, with every configuration that starts a
+// program neutralised (git_safety.go), without the user's pager, prompts,
+// GIT_* variables or provider keys; the error carries git's own message.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(keyenv.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	return runGitWith(ctx, dir, nil, args...)
+}
+
+// runGitWith is runGit with more -c options after the neutral ones.
+func runGitWith(ctx context.Context, dir string, config []string, args ...string) (string, error) {
+	argv := append(append(append([]string{"-C", dir}, gitNeutral...), gitDriverOverrides(ctx, dir)...), config...)
+	cmd := exec.CommandContext(ctx, "git", append(argv, args...)...)
+	cmd.Env = gitEnviron()
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
@@ -170,7 +179,7 @@ func gitStatus(ctx context.Context, g gitRepo, _ map[string]any) Result {
 }
 
 func gitDiff(ctx context.Context, g gitRepo, in map[string]any) Result {
-	args := []string{"diff", "--no-color", "--no-ext-diff"}
+	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv"}
 	if staged, _ := in["staged"].(bool); staged {
 		args = append(args, "--staged")
 	}
@@ -186,7 +195,7 @@ func gitLog(ctx context.Context, g gitRepo, in map[string]any) Result {
 	if n, ok := intArg(in, "limit"); ok && n > 0 {
 		limit = n
 	}
-	args := []string{"log", "-n", strconv.Itoa(limit), "--no-color", "--date=short", "--format=%h %ad %an: %s"}
+	args := []string{"log", "-n", strconv.Itoa(limit), "--no-color", "--no-ext-diff", "--no-textconv", "--date=short", "--format=%h %ad %an: %s"}
 	if ref, _ := stringArg(in, "ref"); ref != "" {
 		args = append(args, ref)
 	}
@@ -241,7 +250,7 @@ func gitPush(ctx context.Context, g gitRepo, in map[string]any) Result {
 	if force, _ := in["force"].(bool); force {
 		args = append(args, "--force-with-lease")
 	}
-	out, err := runGit(ctx, g.top, append(args, remote, branch)...)
+	out, err := runGitWith(ctx, g.top, userCredentialHelpers(ctx), append(args, remote, branch)...)
 	if err != nil {
 		return errorResult("git push: %v", err)
 	}

@@ -84,6 +84,9 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chatls: %s\n", v.Steps[0].Reason)
 	}
 	fmt.Fprint(stdout, v.Format())
+	if req.Tool == "bash" {
+		fmt.Fprintln(stdout, sandboxLine(req))
+	}
 	return 0
 }
 

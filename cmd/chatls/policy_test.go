@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/tools"
 )
 
 func TestRunPolicyCheck(t *testing.T) {
@@ -65,6 +67,18 @@ tmux = true
 		}
 		if slices.Contains(tc.args, "--target=build") && !strings.Contains(out.String(), "allowed by bash(make test) at targets.build of your settings") {
 			t.Errorf("the trace must name the target's list:\n%s", out.String())
+		}
+		if code == 0 && tc.args[1] == "bash" {
+			want := "sandbox: runs in the sandbox"
+			if tools.SandboxAvailable("") != nil {
+				want = "sandbox: runs outside the sandbox"
+			}
+			if slices.Contains(tc.args, "build") || slices.Contains(tc.args, "--target=build") || slices.Contains(tc.args, "term") {
+				want = "sandbox: runs outside the sandbox (target "
+			}
+			if !strings.Contains(out.String(), "\n"+want) {
+				t.Errorf("%v: want the line %q in\n%s", tc.args, want, out.String())
+			}
 		}
 		if tc.first != "" {
 			if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.first {
