@@ -169,8 +169,8 @@ async function main() {
     );
     page = ctx.pages()[0] || (await ctx.newPage());
     await step('workbench loads', async () => {
-      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`);
-      await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: 120000 }); // a busy machine loads the workbench slowly
+      await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
     });
 
     // The extension activates on workspaceContains:**/*.chat and runs its self-test.
