@@ -174,7 +174,7 @@ async function main() {
     });
 
     // The extension activates on workspaceContains:**/*.chat and runs its self-test.
-    const report = await step('extension self-test finishes', () => waitFile(childEnv.CHATLS_SELFTEST_RESULT, (r) => r.done, 60000));
+    const report = await step('extension self-test finishes', () => waitFile(childEnv.CHATLS_SELFTEST_RESULT, (r) => r.done, 180000));
     for (const c of report.checks) {
       if (c.ok) passed++;
       else failed++;
