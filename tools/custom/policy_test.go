@@ -56,7 +56,6 @@ func TestAnnotationsNeverApprove(t *testing.T) {
 	if ann := echo.Definition().Annotations; ann["readOnlyHint"] != true || ann["idempotentHint"] != true || ann["title"] != "Echo" {
 		t.Fatalf("annotations = %v; the test needs a tool that claims to be harmless", ann)
 	}
-	on := true
 	input := map[string]any{"text": "hi"}
 	for name, user := range map[string]config.Settings{
 		"no settings":     {},
@@ -64,7 +63,7 @@ func TestAnnotationsNeverApprove(t *testing.T) {
 		"$standard":       approveList("$standard"),
 		"$default + read": approveList("$default", "read", "grep"),
 		"other servers":   approveList("remote:*", "*:list_*"),
-		"sandbox on":      {Sandbox: config.Sandbox{Enabled: &on}, Tools: config.Tools{AutoApprove: []string{"$standard"}}},
+		"sandbox on":      {Sandbox: config.Sandbox{Enabled: config.SandboxOn.Ptr()}, Tools: config.Tools{AutoApprove: []string{"$standard"}}},
 	} {
 		if got := decide(t, user, "local:echo", input); got != approval.RequireApproval {
 			t.Errorf("%s: local:echo (readOnlyHint) = %s, want require_approval", name, got)
