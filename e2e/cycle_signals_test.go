@@ -52,7 +52,9 @@ func TestSignalsAndEndOfInputStopTools(t *testing.T) {
 	}{{"SIGTERM", syscall.SIGTERM}, {"SIGINT", syscall.SIGINT}, {"SIGHUP", syscall.SIGHUP}, {"stdin EOF", 0}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := start(t, sessionOptions{})
+			// Outside the sandbox: inside, $! is a pid of bubblewrap's own
+			// namespace, and --die-with-parent ends the tree there.
+			s := start(t, sessionOptions{userConfig: "[sandbox]\nenabled = false\n"})
 			cmd := "sleep 300 & echo $! > child.pid; wait"
 			uri := s.open("sig.chat", strings.Replace(revokeDoc, "touch marker-a", cmd, 1))
 			s.settle(uri)

@@ -26,7 +26,10 @@ func TestToolsNeverSeeProviderKeys(t *testing.T) {
 	resolver := filepath.Join(t.TempDir(), "resolver.sh")
 	writeExecutable(t, resolver, "#!/bin/sh\nenv > "+resolverEnv+"\ncat >/dev/null\necho '{\"decision\":\"approve\",\"reason\":\"env test\"}'\n")
 	user := "[providers.groq]\ntype = \"openai-chat\"\nbaseURL = \"http://127.0.0.1:9/v1\"\napiKeyEnv = \"GROQ_TOKEN\"\n\n" +
-		"[[resolvers]]\nname = \"envdump\"\ncommand = \"" + resolver + "\"\n"
+		"[[resolvers]]\nname = \"envdump\"\ncommand = \"" + resolver + "\"\n" +
+		// Outside the sandbox, where the scrubbing is all that hides the keys
+		// (inside, the environment is an allowlist).
+		"[sandbox]\nenabled = false\n"
 	s := startWithUserConfig(t, sessionOptions{env: append(env, "CHATLS_E2E_VISIBLE=yes")}, user, "")
 	doc := "@You:\ngo\n\n@Assistant:\n**Tool Use:** `bash` (`toolu_env`)\n\n```json\n{\"command\": \"env\"}\n```\n\n@You:\n"
 	uri := s.open("env.chat", doc)
