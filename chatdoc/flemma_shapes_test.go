@@ -1,13 +1,16 @@
 package chatdoc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Flemma 0.12–0.14 shapes (SPEC §1 "Flemma 0.12–0.14"): each document
 // parses to the expected nodes and prints back byte-identical.
 
 // flemmaShapes are documents in the 0.12–0.14 forms, also fuzz seeds.
 var flemmaShapes = []string{
-	dottedNames,
+	dottedNames, compactUse, spacedUse,
 }
 
 const dottedNames = "@Assistant:\n" +
@@ -56,3 +59,107 @@ func TestFlemmaDottedToolNames(t *testing.T) {
 		t.Fatalf("result for a dotted ID: %+v", r)
 	}
 }
+
+const compactUse = "@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\":\"ls\"}\n```\n\n" +
+	"**Tool Use:** `read` (`t2`)\n```json\n{\"path\":\"a\"}\n```\n"
+
+const spacedUse = "@Assistant:\n**Tool Use:** `bash` (`t1`)\n\n```json\n{\"command\":\"ls\"}\n```\n\n" +
+	"**Tool Use:** `read` (`t2`)\n\n```json\n{\"path\":\"a\"}\n```\n"
+
+// TestFlemmaCompactHeadersRead: a header directly followed by its fence is
+// the same call or result as a spaced one.
+func TestFlemmaCompactHeadersRead(t *testing.T) {
+	text := compactUse + "\n@You:\n**Tool Result:** `t1`\n```\nout\n```\n\n**Tool Result:** `t2` (pending)\n```\n```\n"
+	d := assertPrintsBack(t, text)
+	if diags := d.Diagnostics(); len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if u := d.ToolUse("t1"); u == nil || !u.Valid() || u.RawInput != `{"command":"ls"}` {
+		t.Fatalf("compact tool use: %+v", u)
+	}
+	if r := d.ToolResult("t1"); r == nil || r.Status != StatusDone || r.Content != "out" {
+		t.Fatalf("compact result: %+v", r)
+	}
+	if r := d.ToolResult("t2"); r == nil || r.Status != StatusPending || r.Dialect != DialectSuffix {
+		t.Fatalf("compact placeholder: %+v", r)
+	}
+}
+
+func TestFlemmaHeaderGap(t *testing.T) {
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"no tool header", "@You:\nhi\n", ""},
+		{"compact uses", compactUse, ""},
+		{"spaced uses", spacedUse, "\n"},
+		{"last header decides: compact result after spaced uses", spacedUse + "\n@You:\n**Tool Result:** `t1`\n```\nx\n```\n", ""},
+		{"last header decides: spaced result after compact uses", compactUse + "\n@You:\n**Tool Result:** `t1`\n\n```\nx\n```\n", "\n"},
+		{"a header without fence is skipped", compactUse + "\n@You:\n**Tool Result:** `t1`\n", ""},
+		{"CRLF spaced", "@Assistant:\r\n**Tool Use:** `bash` (`t1`)\r\n\r\n```json\r\n{}\r\n```\r\n", "\r\n"},
+	} {
+		if got := Parse(c.text).HeaderGap(); got != c.want {
+			t.Errorf("%s: HeaderGap = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFlemmaWritersFollowHeaderStyle: placeholders and results are written
+// compact in a compact document and spaced in a spaced one, in every
+// dialect.
+func TestFlemmaWritersFollowHeaderStyle(t *testing.T) {
+	for _, c := range []struct {
+		name, doc string
+		dialect   Dialect
+		want      string
+	}{
+		{"compact fence", compactUse, DialectFence,
+			"@You:\n\n**Tool Result:** `t1`\n```flemma:tool status=pending\n```\n\n**Tool Result:** `t2`\n```flemma:tool status=pending\n```\n"},
+		{"spaced fence", spacedUse, DialectFence,
+			"@You:\n\n**Tool Result:** `t1`\n\n```flemma:tool status=pending\n```\n\n**Tool Result:** `t2`\n\n```flemma:tool status=pending\n```\n"},
+		{"compact suffix", compactUse, DialectSuffix,
+			"@You:\n\n**Tool Result:** `t1` (pending)\n```\n```\n\n**Tool Result:** `t2` (pending)\n```\n```\n"},
+		{"spaced suffix", spacedUse, DialectSuffix,
+			"@You:\n\n**Tool Result:** `t1` (pending)\n\n```\n```\n\n**Tool Result:** `t2` (pending)\n\n```\n```\n"},
+		{"compact legacy", compactUse, DialectLegacy,
+			"@You:\n\n**Tool Result:** `t1`\n```flemma:pending\n```\n\n**Tool Result:** `t2`\n```flemma:pending\n```\n"},
+	} {
+		d := assertPrintsBack(t, c.doc)
+		edits, err := InsertPlaceholders(d, []PlaceholderRequest{{ID: "t1"}, {ID: "t2"}}, c.dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ApplyEdits(c.doc, edits)
+		if got != c.doc+c.want {
+			t.Errorf("%s: wrote\n%q\nwant\n%q", c.name, got[len(c.doc):], c.want)
+			continue
+		}
+		// The written placeholders are read back as placeholders.
+		d2 := assertPrintsBack(t, got)
+		for _, id := range []string{"t1", "t2"} {
+			if r := d2.ToolResult(id); r == nil || r.Status != StatusPending || r.Dialect != c.dialect {
+				t.Errorf("%s: %s read back as %+v", c.name, id, r)
+			}
+		}
+		// A finished result replacing the placeholder keeps the style.
+		edits, err = ReplaceWithResult(d2, "t1", "done", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gap := d.HeaderGap()
+		wantBlock := "**Tool Result:** `t1`\n" + gap + "```\ndone\n```\n"
+		if got := ApplyEdits(got, edits); !containsOnce(got, wantBlock) {
+			t.Errorf("%s: result not written as %q:\n%s", c.name, wantBlock, got)
+		}
+	}
+	// An immediate result (Result set) follows the style too.
+	d := Parse(compactUse)
+	edits, err := InsertPlaceholders(d, []PlaceholderRequest{{ID: "t1", Result: &ResultText{Content: "bad", IsError: true}}}, DialectFence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ApplyEdits(compactUse, edits), compactUse+"@You:\n\n**Tool Result:** `t1` (error)\n```\nbad\n```\n"; got != want {
+		t.Errorf("immediate result: %q, want %q", got, want)
+	}
+}
+
+func containsOnce(s, sub string) bool { return strings.Count(s, sub) == 1 }
