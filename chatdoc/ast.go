@@ -187,7 +187,8 @@ func (r *ToolResult) StatusSpan() Span {
 	return r.status.span(r.HeaderSpan.Start)
 }
 
-// Extra are the placeholder's key=value tokens other than status, in order.
+// Extra are the key=value tokens other than status, in order: a
+// placeholder's, or a finished result's metadata (`(job=JOB)`).
 func (r *ToolResult) Extra() []KV {
 	if r.extra == nil {
 		return nil

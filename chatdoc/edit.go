@@ -325,7 +325,11 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 	if r == nil {
 		return nil, fmt.Errorf("no tool result with ID %s", id)
 	}
-	text := resultBlock(id, "", content, isError, d.Newline, d.HeaderGap())
+	meta := ""
+	if !r.IsPlaceholder() {
+		meta = r.Meta() // a finished result keeps its metadata (job=JOB)
+	}
+	text := resultBlock(id, meta, content, isError, d.Newline, d.HeaderGap())
 	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {
 		text += d.Newline
 	}

@@ -10,7 +10,7 @@ import (
 
 // flemmaShapes are documents in the 0.12–0.14 forms, also fuzz seeds.
 var flemmaShapes = []string{
-	dottedNames, compactUse, spacedUse,
+	dottedNames, compactUse, spacedUse, jobMeta,
 }
 
 const dottedNames = "@Assistant:\n" +
@@ -163,3 +163,58 @@ func TestFlemmaWritersFollowHeaderStyle(t *testing.T) {
 }
 
 func containsOnce(s, sub string) bool { return strings.Count(s, sub) == 1 }
+
+const jobMeta = "@Assistant:\n**Tool Use:** `bash` (`t1`)\n```json\n{\"command\":\"make\",\"flemma.background\":true}\n```\n\n" +
+	"**Tool Use:** `bash` (`t2`)\n```json\n{\"command\":\"make\",\"flemma.background\":true}\n```\n\n" +
+	"@You:\n**Tool Result:** `t1` (job=job_7f3a)\n```\nRunning in background as job_7f3a.\n```\n\n" +
+	"**Tool Result:** `t2` (error job=job_lost)\n```\nRunning in background as job_lost.\n```\n"
+
+// TestFlemmaFinishedResultMetadata: `(job=JOB)` is metadata on a finished
+// result; `(error job=JOB)` is an error result with it (SPEC §1).
+func TestFlemmaFinishedResultMetadata(t *testing.T) {
+	d := assertPrintsBack(t, jobMeta)
+	if diags := d.Diagnostics(); len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	for _, c := range []struct {
+		id   string
+		st   Status
+		meta string
+	}{{"t1", StatusDone, "job=job_7f3a"}, {"t2", StatusError, "job=job_lost"}} {
+		r := d.ToolResult(c.id)
+		if r == nil || r.Status != c.st || r.IsPlaceholder() || r.Meta() != c.meta || r.Dialect != DialectNone {
+			t.Fatalf("%s: %+v meta %q", c.id, r, r.Meta())
+		}
+	}
+	if _, err := SetStatus(d, "t1", StatusApproved); err == nil {
+		t.Error("SetStatus on a finished result with metadata: want an error")
+	}
+	// Rewriting a finished result keeps its tokens.
+	for _, c := range []struct {
+		id, content string
+		isError     bool
+		want        string
+	}{
+		{"t1", "done", false, "**Tool Result:** `t1` (job=job_7f3a)\n```\ndone\n```\n"},
+		{"t2", "Job lost", true, "**Tool Result:** `t2` (error job=job_lost)\n```\nJob lost\n```\n"},
+		{"t1", "failed", true, "**Tool Result:** `t1` (error job=job_7f3a)\n```\nfailed\n```\n"},
+	} {
+		edits, err := ReplaceWithResult(d, c.id, c.content, c.isError)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ApplyEdits(jobMeta, edits)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s rewritten:\n%s\nwant it to hold %q", c.id, got, c.want)
+		}
+		r := Parse(got).ToolResult(c.id)
+		if wantSt := map[bool]Status{false: StatusDone, true: StatusError}[c.isError]; r.Status != wantSt || !strings.HasPrefix(r.Meta(), "job=") {
+			t.Errorf("%s read back as %+v", c.id, r)
+		}
+	}
+	// A suffix of other key=value tokens without a status stays a
+	// placeholder (pending), as before.
+	if r := Parse("@You:\n**Tool Result:** `x` (sandbox=false)\n```\n```\n").ToolResult("x"); r.Status != StatusPending {
+		t.Errorf("(sandbox=false): %+v", r)
+	}
+}
