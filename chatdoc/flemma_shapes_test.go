@@ -11,6 +11,8 @@ import (
 // flemmaShapes are documents in the 0.12–0.14 forms, also fuzz seeds.
 var flemmaShapes = []string{
 	dottedNames, compactUse, spacedUse, jobMeta,
+	"@Assistant:\n**Tool Use:** `bash` (`u1`)\n```json\n{\"command\":\n**Tool Use:** `read` (`u2`)\n```json\n{}\n```\n",
+	"@Assistant:\n<thinking>\nplan\n**Tool Use:** `bash` (`t_in`)\n```json\n{}\n```\n\n@You:\nnext\n",
 }
 
 const dottedNames = "@Assistant:\n" +
@@ -216,5 +218,76 @@ func TestFlemmaFinishedResultMetadata(t *testing.T) {
 	// placeholder (pending), as before.
 	if r := Parse("@You:\n**Tool Result:** `x` (sandbox=false)\n```\n```\n").ToolResult("x"); r.Status != StatusPending {
 		t.Errorf("(sandbox=false): %+v", r)
+	}
+}
+
+// TestFlemmaMalformedToolUseKeepsLaterCalls restates Flemma's
+// tests/flemma/parser_malformed_json_spec.lua (0.13, "Fixed parser bug
+// where malformed JSON in a tool_use block caused all subsequent tool_use
+// blocks in the same message to be skipped"). Flemma drops the broken
+// call; chatls keeps it with its diagnostic (SPEC §1: it gets an error
+// result) — the later calls are there in both.
+func TestFlemmaMalformedToolUseKeepsLaterCalls(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		valid      []string // valid calls, in order
+		broken     map[string]string
+	}{
+		{ // "skips malformed tool_use without eating subsequent tool_use blocks"
+			"bad then good", "@Assistant:\n**Tool Use:** `tool_a` (`id_a`)\n\n```json\n{bad json here\n```\n\n**Tool Use:** `tool_b` (`id_b`)\n\n```json\n{\"valid\": true}\n```\n",
+			[]string{"id_b"}, map[string]string{"id_a": CodeToolInputInvalidJSON}},
+		{ // "parses tool_use blocks after malformed one in the same message"
+			"good bad good", "@Assistant:\n**Tool Use:** `first` (`id_1`)\n\n```json\n{\"good\": 1}\n```\n\n**Tool Use:** `bad` (`id_2`)\n\n```json\n{broken\n```\n\n**Tool Use:** `third` (`id_3`)\n\n```json\n{\"also_good\": 2}\n```\n",
+			[]string{"id_1", "id_3"}, map[string]string{"id_2": CodeToolInputInvalidJSON}},
+		{"unclosed fence then a compact call", "@Assistant:\n**Tool Use:** `bash` (`u1`)\n```json\n{\"command\":\n**Tool Use:** `read` (`u2`)\n```json\n{\"path\":\"a\"}\n```\n",
+			[]string{"u2"}, map[string]string{"u1": CodeToolUseUnclosedFence}},
+		{"no fence then a call", "@Assistant:\n**Tool Use:** `bash` (`n1`)\nsome text\n**Tool Use:** `read` (`n2`)\n```json\n{}\n```\n",
+			[]string{"n2"}, map[string]string{"n1": CodeToolUseNoFence}},
+	} {
+		d := assertPrintsBack(t, c.text)
+		var valid []string
+		for _, u := range d.Message(0).ToolUses {
+			if u.Valid() {
+				valid = append(valid, u.ID)
+			} else if _, ok := c.broken[u.ID]; !ok {
+				t.Errorf("%s: %s unexpectedly broken: %s", c.name, u.ID, u.InputError)
+			}
+		}
+		if strings.Join(valid, ",") != strings.Join(c.valid, ",") {
+			t.Errorf("%s: valid calls %v, want %v", c.name, valid, c.valid)
+		}
+		for id, code := range c.broken {
+			if u := d.ToolUse(id); u == nil || u.Valid() {
+				t.Errorf("%s: broken call %s: %+v", c.name, id, u)
+			}
+			found := false
+			for _, dg := range d.Diagnostics() {
+				found = found || dg.ToolID == id && dg.Code == code
+			}
+			if !found {
+				t.Errorf("%s: no %s diagnostic for %s: %v", c.name, code, id, d.Diagnostics())
+			}
+		}
+	}
+}
+
+// TestFlemmaUnterminatedThinking: an unclosed <thinking> runs to the end
+// of its message and stays thinking (0.14); what it holds is not
+// structure, and the next message is read.
+func TestFlemmaUnterminatedThinking(t *testing.T) {
+	text := "@Assistant:\n<thinking>\nplan\n**Tool Use:** `bash` (`t_in`)\n```json\n{}\n```\n\n@You:\nnext\n"
+	d := assertPrintsBack(t, text)
+	if d.MessageCount() != 2 || d.Message(1).Role != "You" {
+		t.Fatalf("%d messages", d.MessageCount())
+	}
+	th := d.Message(0).Thinking()
+	if len(th) != 1 || th[0].Span.End != d.Message(0).Span.End || d.ThinkingClosed(th[0]) {
+		t.Fatalf("thinking: %+v (message ends at %d)", th, d.Message(0).Span.End)
+	}
+	if len(d.ToolUses()) != 0 {
+		t.Fatalf("a tool use inside unclosed thinking was read: %v", d.ToolUses())
+	}
+	if c := d.ThinkingContent(th[0]); !strings.Contains(c, "plan") || !strings.Contains(c, "t_in") {
+		t.Fatalf("thinking content %q", c)
 	}
 }
