@@ -214,9 +214,12 @@ type AbortMarker struct {
 
 // FileRef is an `@./path` reference in message text.
 type FileRef struct {
-	Span Span   // `@` through the path (and `;type=MIME` when given)
+	Span Span   // `@` through the path (and its `;key=value` options)
 	Path string // as Flemma reads it: URL-decoded, without `;type=`
 	MIME string // the `;type=` override, if any
+	// Options are the `;key=value` options in order (type included;
+	// quoted values without their quotes), as Flemma 0.14 reads them.
+	Options []KV
 }
 
 // Message is one `@Role:` section.

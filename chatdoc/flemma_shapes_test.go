@@ -1,6 +1,7 @@
 package chatdoc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,7 @@ import (
 var flemmaShapes = []string{
 	dottedNames, compactUse, spacedUse, jobMeta,
 	"@Assistant:\n**Tool Use:** `bash` (`u1`)\n```json\n{\"command\":\n**Tool Use:** `read` (`u2`)\n```json\n{}\n```\n",
+	"@You:\n@./a.png;title=\"x; y z\";type=image/png! @./b;k=v;type=text/plain.\n",
 	"@Assistant:\n<thinking>\nplan\n**Tool Use:** `bash` (`t_in`)\n```json\n{}\n```\n\n@You:\nnext\n",
 }
 
@@ -289,5 +291,34 @@ func TestFlemmaUnterminatedThinking(t *testing.T) {
 	}
 	if c := d.ThinkingContent(th[0]); !strings.Contains(c, "plan") || !strings.Contains(c, "t_in") {
 		t.Fatalf("thinking content %q", c)
+	}
+}
+
+// TestFlemmaFileRefOptions: file references with several `;key=value`
+// options, a quoted value holding `;` and spaces (Flemma 0.14).
+func TestFlemmaFileRefOptions(t *testing.T) {
+	for _, c := range []struct {
+		line, raw, path, mime string
+		opts                  []KV
+	}{
+		{"see @./a.txt;type=text/plain.", "@./a.txt;type=text/plain", "./a.txt", "text/plain", []KV{{"type", "text/plain"}}},
+		{"@./doc.pdf;type=application/pdf;pages=1-3 now", "@./doc.pdf;type=application/pdf;pages=1-3", "./doc.pdf", "application/pdf", []KV{{"type", "application/pdf"}, {"pages", "1-3"}}},
+		{`@./a.png;title="x; y z";type=image/png!`, `@./a.png;title="x; y z";type=image/png`, "./a.png", "image/png", []KV{{"title", "x; y z"}, {"type", "image/png"}}},
+		{`@./a.png;title="q;w"`, `@./a.png;title="q;w"`, "./a.png", "", []KV{{"title", "q;w"}}},
+		{`@./a.png;title="open end`, `@./a.png;title="open`, `./a.png;title="open`, "", nil}, // an unterminated quote is no option (read as before 0.14)
+		{"@./my%20file.txt;x=1.", "@./my%20file.txt;x=1", "./my file.txt", "", []KV{{"x", "1"}}},
+		{"@./plain.txt.", "@./plain.txt", "./plain.txt", "", nil},
+	} {
+		text := "@You:\n" + c.line + "\n"
+		d := assertPrintsBack(t, text)
+		refs := d.Message(0).FileRefs()
+		if len(refs) != 1 {
+			t.Errorf("%s: %d refs", c.line, len(refs))
+			continue
+		}
+		r := refs[0]
+		if got := d.Slice(r.Span.Start, r.Span.End); got != c.raw || r.Path != c.path || r.MIME != c.mime || fmt.Sprint(r.Options) != fmt.Sprint(c.opts) {
+			t.Errorf("%s: raw %q path %q mime %q opts %v; want %q %q %q %v", c.line, got, r.Path, r.MIME, r.Options, c.raw, c.path, c.mime, c.opts)
+		}
 	}
 }
