@@ -199,7 +199,8 @@ func (r *ToolResult) StatusSpan() Span {
 	return r.status.span(r.HeaderSpan.Start)
 }
 
-// Extra are the placeholder's key=value tokens other than status, in order.
+// Extra are the key=value tokens other than status, in order: a
+// placeholder's, or a finished result's metadata (`(job=JOB)`).
 func (r *ToolResult) Extra() []KV {
 	if r.extra == nil {
 		return nil
@@ -225,9 +226,12 @@ type AbortMarker struct {
 
 // FileRef is an `@./path` reference in message text.
 type FileRef struct {
-	Span Span   // `@` through the path (and `;type=MIME` when given)
+	Span Span   // `@` through the path (and its `;key=value` options)
 	Path string // as Flemma reads it: URL-decoded, without `;type=`
 	MIME string // the `;type=` override, if any
+	// Options are the `;key=value` options in order (type included;
+	// quoted values without their quotes), as Flemma 0.14 reads them.
+	Options []KV
 }
 
 // Message is one `@Role:` section.

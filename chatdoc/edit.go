@@ -98,6 +98,7 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].order < items[j].order })
 
 	nl := d.Newline
+	gap := d.HeaderGap()
 	assistant := d.Message(msgIndex)
 	if msgIndex+1 >= d.MessageCount() || d.Message(msgIndex+1).Role != "You" {
 		// No You message: create one where the next message (or the end) starts.
@@ -108,7 +109,7 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 		}
 		b.WriteString("@You:" + nl)
 		for _, it := range items {
-			b.WriteString(nl + placeholderText(it.req, dialect, nl))
+			b.WriteString(nl + placeholderText(it.req, dialect, nl, gap))
 		}
 		if at < d.Len() {
 			b.WriteString(nl) // blank line before the next marker
@@ -121,7 +122,7 @@ func InsertPlaceholders(d *Document, reqs []PlaceholderRequest, dialect Dialect)
 	var pendingAfter string
 	for _, it := range items {
 		at, before, after := placeholderSlot(d, assistant, you, it.order)
-		block := placeholderText(it.req, dialect, nl)
+		block := placeholderText(it.req, dialect, nl, gap)
 		if n := len(edits); n > 0 && edits[n-1].Span.Start == at {
 			edits[n-1].NewText += nl + block // same slot: one blank line between
 			continue
@@ -189,10 +190,46 @@ func placeholderSlot(d *Document, assistant, you *Message, order int) (at int, b
 // lineAfter is the offset just past the line ending at end.
 func (d *Document) lineAfter(end int) int { return end + lineAfter(d.Slice(end, end+2), 0) }
 
-// placeholderText is one placeholder block ending with a line ending.
-func placeholderText(req PlaceholderRequest, dialect Dialect, nl string) string {
+// HeaderGap is what the document writes between a tool header and its
+// fence (SPEC §1 "Compact headers"): "" when its last tool header with a
+// fence is directly followed by it, or when it has none (Flemma 0.13's
+// default); a blank line (the document's line ending) when that header has
+// blank lines before its fence.
+func (d *Document) HeaderGap() string {
+	for i := d.MessageCount() - 1; i >= 0; i-- {
+		m := d.Message(i)
+		var header Span
+		var fence *Fence
+		for j := len(m.ToolUses) - 1; j >= 0; j-- {
+			if u := m.ToolUses[j]; u.Fence != nil {
+				header, fence = u.HeaderSpan, u.Fence
+				break
+			}
+		}
+		for j := len(m.ToolResults) - 1; j >= 0; j-- {
+			if r := m.ToolResults[j]; r.Fence != nil {
+				if r.HeaderSpan.Start > header.Start {
+					header, fence = r.HeaderSpan, r.Fence
+				}
+				break
+			}
+		}
+		if fence == nil {
+			continue
+		}
+		if fence.Span.Start == d.lineAfter(header.End) {
+			return ""
+		}
+		return d.Newline
+	}
+	return ""
+}
+
+// placeholderText is one placeholder block ending with a line ending; gap
+// goes between the header line and the fence (HeaderGap).
+func placeholderText(req PlaceholderRequest, dialect Dialect, nl, gap string) string {
 	if req.Result != nil {
-		return resultBlock(req.ID, req.Result.Content, req.Result.IsError, nl) + nl
+		return resultBlock(req.ID, "", req.Result.Content, req.Result.IsError, nl, gap) + nl
 	}
 	st := req.Status
 	if st == StatusDone {
@@ -206,13 +243,13 @@ func placeholderText(req PlaceholderRequest, dialect Dialect, nl string) string 
 	switch dialect {
 	case DialectSuffix:
 		if extra.Len() == 0 {
-			return header + " (" + string(st) + ")" + nl + nl + "```" + nl + "```" + nl
+			return header + " (" + string(st) + ")" + nl + gap + "```" + nl + "```" + nl
 		}
-		return header + " (status=" + string(st) + extra.String() + ")" + nl + nl + "```" + nl + "```" + nl
+		return header + " (status=" + string(st) + extra.String() + ")" + nl + gap + "```" + nl + "```" + nl
 	case DialectLegacy:
-		return header + nl + nl + "```flemma:" + string(st) + nl + "```" + nl
+		return header + nl + gap + "```flemma:" + string(st) + nl + "```" + nl
 	}
-	return header + nl + nl + "```flemma:tool status=" + string(st) + extra.String() + nl + "```" + nl
+	return header + nl + gap + "```flemma:tool status=" + string(st) + extra.String() + nl + "```" + nl
 }
 
 // SetStatus rewrites the status word of the first result with that ID, in
@@ -295,14 +332,18 @@ func emptyStatusToken(opener string) int {
 
 // ReplaceWithResult replaces the first result with that ID (normally a
 // placeholder) by a finished result: header without suffix (or " (error)"),
-// blank line, a fence sized to the content, the content, the fence. Line
+// the document's header gap (HeaderGap), a fence sized to the content, the content, the fence. Line
 // endings in content are converted to the document's style.
 func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]TextEdit, error) {
 	r := d.ToolResult(id)
 	if r == nil {
 		return nil, fmt.Errorf("no tool result with ID %s", id)
 	}
-	text := resultBlock(id, content, isError, d.Newline)
+	meta := ""
+	if !r.IsPlaceholder() {
+		meta = r.Meta() // a finished result keeps its metadata (job=JOB)
+	}
+	text := resultBlock(id, meta, content, isError, d.Newline, d.HeaderGap())
 	if r.Span.Len() > 0 && d.Slice(r.Span.End-1, r.Span.End) == "\n" {
 		text += d.Newline
 	}
@@ -310,17 +351,23 @@ func ReplaceWithResult(d *Document, id string, content string, isError bool) ([]
 }
 
 // resultBlock is a finished result without its last line ending: header
-// (" (error)" when isError), blank line, a fence sized to the content, the
-// content in the document's line endings, the fence.
-func resultBlock(id, content string, isError bool, nl string) string {
+// (" (error)" when isError; meta, such as "job=JOB", kept in the suffix),
+// gap (HeaderGap), a fence sized to the content, the content in the
+// document's line endings, the fence.
+func resultBlock(id, meta, content string, isError bool, nl, gap string) string {
 	content = normalizeNewlines(content, nl)
 	fence := FenceFor(content)
 	var b strings.Builder
 	b.WriteString("**Tool Result:** `" + id + "`")
-	if isError {
+	switch {
+	case isError && meta != "":
+		b.WriteString(" (error " + meta + ")")
+	case isError:
 		b.WriteString(" (error)")
+	case meta != "":
+		b.WriteString(" (" + meta + ")")
 	}
-	b.WriteString(nl + nl + fence + nl)
+	b.WriteString(nl + gap + fence + nl)
 	if content != "" {
 		b.WriteString(content)
 		if strings.HasSuffix(content, "\r") {

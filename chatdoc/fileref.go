@@ -23,11 +23,8 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 		if !isFileRefStart(rest) {
 			continue
 		}
-		n := 0
-		for n < len(rest) && !isSpace(rest[n]) {
-			n++
-		}
-		raw, path, mime := splitFileRef(rest[:n])
+		n := fileRefLen(rest)
+		raw, path, mime, opts := splitFileRef(rest[:n])
 		i += n
 		if strings.HasPrefix(path, "//") {
 			path = path[1:] // `@//tmp/x` names /tmp/x
@@ -37,7 +34,7 @@ func (s *bodyScanner) fileRefs(line string, lineStart int) {
 		}
 		start := lineStart + i - n
 		x := s.cur.more()
-		x.fileRefs = append(x.fileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime})
+		x.fileRefs = append(x.fileRefs, &FileRef{Span: Span{start, start + 1 + len(raw)}, Path: path, MIME: mime, Options: opts})
 	}
 }
 
@@ -65,16 +62,81 @@ func ResolveFileRef(docDir, home, path string) string {
 	return filepath.Clean(path)
 }
 
-// splitFileRef reads a reference without its "@": the part that belongs to
-// it (raw), the decoded path and the MIME override.
-func splitFileRef(ref string) (raw, path, mime string) {
-	if semi := strings.IndexByte(ref, ';'); semi > 0 && strings.HasPrefix(ref[semi+1:], "type=") && semi+len(";type=") < len(ref) {
-		mime = trimPunctRight(ref[semi+len(";type="):])
-		raw = ref[:semi+len(";type=")+len(mime)]
-		return raw, urlDecode(ref[:semi]), mime
+// fileRefLen is how far a reference (without its "@") reaches: to the
+// first whitespace, except inside a quoted option value (`;title="a b"`,
+// Flemma 0.14); an unterminated quote ends at whitespace.
+func fileRefLen(s string) int {
+	n, quoted, quoteAt := 0, false, 0
+	for n < len(s) {
+		c := s[n]
+		switch {
+		case quoted:
+			quoted = c != '"'
+		case isSpace(c):
+			return n
+		case c == '"' && n > 0 && s[n-1] == '=' && strings.IndexByte(s[:n], ';') >= 0:
+			quoted, quoteAt = true, n
+		}
+		n++
 	}
-	raw = trimPunctRight(ref)
-	return raw, urlDecode(raw), ""
+	if quoted {
+		if sp := strings.IndexFunc(s[quoteAt:], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }); sp >= 0 {
+			return quoteAt + sp
+		}
+	}
+	return n
+}
+
+// splitFileRef reads a reference without its "@": the part that belongs to
+// it (raw), the decoded path, the MIME override and the `;key=value`
+// options in order (Flemma 0.14: several, a quoted value may hold `;` and
+// spaces; `type` is also the MIME). Trailing punctuation after the last
+// unquoted value is not part of the reference.
+func splitFileRef(ref string) (raw, path, mime string, opts []KV) {
+	semi := strings.IndexByte(ref, ';')
+	if semi <= 0 {
+		raw = trimPunctRight(ref)
+		return raw, urlDecode(raw), "", nil
+	}
+	end := semi // raw ends here until an option is read
+	for i := semi; i < len(ref) && ref[i] == ';'; {
+		k := i + 1
+		for k < len(ref) && (isWordByte(ref[k]) || ref[k] == '-' || ref[k] == '.') {
+			k++
+		}
+		if k == i+1 || k >= len(ref) || ref[k] != '=' {
+			break
+		}
+		key, v := ref[i+1:k], k+1
+		var value string
+		if v < len(ref) && ref[v] == '"' {
+			q := strings.IndexByte(ref[v+1:], '"')
+			if q < 0 {
+				break
+			}
+			value, end, i = ref[v+1:v+1+q], v+q+2, v+q+2
+		} else {
+			j := v + strings.IndexByte(ref[v:]+";", ';')
+			value = ref[v:j]
+			if j == len(ref) {
+				value = trimPunctRight(value)
+				j = v + len(value)
+			}
+			if value == "" {
+				break
+			}
+			end, i = v+len(value), j
+		}
+		opts = append(opts, KV{Key: key, Value: value})
+		if key == "type" && mime == "" {
+			mime = value
+		}
+	}
+	if len(opts) == 0 {
+		raw = trimPunctRight(ref)
+		return raw, urlDecode(raw), "", nil
+	}
+	return ref[:end], urlDecode(ref[:semi]), mime, opts
 }
 
 // trimPunctRight drops trailing ASCII punctuation (Lua's %p).

@@ -12,6 +12,9 @@ func addCorpusSeeds(f *testing.F, add func(text string)) {
 	for _, s := range editFragments {
 		add(s)
 	}
+	for _, s := range flemmaShapes {
+		add(s)
+	}
 }
 
 func FuzzParse(f *testing.F) {

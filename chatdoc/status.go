@@ -70,10 +70,14 @@ func parseSuffix(line string, lineStart, sufAt, sufLen int) resultStatus {
 	}
 	rs := resultStatus{present: true}
 	toks := tokens(line[sufAt:sufAt+sufLen], lineStart+sufAt)
-	if len(toks) == 1 && !strings.Contains(toks[0].text, "=") {
+	if len(toks) >= 1 && !strings.Contains(toks[0].text, "=") {
+		// `(pending)`, or a status word then metadata: `(error job=JOB)`.
 		rs.word = toks[0].text
 		rs.span = Span{toks[0].at, toks[0].at + len(toks[0].text)}
-		return rs
+		toks = toks[1:]
+		if len(toks) == 0 {
+			return rs
+		}
 	}
 	keyValues(toks, &rs)
 	return rs
@@ -113,6 +117,11 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	}
 	chosen, dialect := suffix, DialectSuffix
 	switch {
+	case suffix.present && suffix.word == "" && hasKey(suffix.extra, "job") && !info.present:
+		// `(job=JOB)`: a finished result with metadata (Flemma 0.12's
+		// background jobs), not a placeholder without a status word.
+		r.extra = &suffix.extra
+		return
 	case suffix.present:
 		if info.present && info.word != "" && info.word != suffix.word {
 			s.addDiag(diag(f.OpenerSpan(), SeverityWarning, CodeConflictingStatus, r.ID,
@@ -147,4 +156,26 @@ func (s *bodyScanner) finishResult(r *ToolResult, f *Fence) {
 	if st.IsPlaceholder() {
 		r.Dialect = dialect
 	}
+}
+
+func hasKey(kvs []KV, key string) bool {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Meta is the result's key=value tokens as written back on a rewrite
+// ("job=JOB"), "" without any.
+func (r *ToolResult) Meta() string {
+	var b strings.Builder
+	for i, kv := range r.Extra() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(kv.Key + "=" + kv.Value)
+	}
+	return b.String()
 }
