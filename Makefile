@@ -17,7 +17,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 test-go:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 # The Go suite while two busy loops per core run (started and always killed
 # by .ci/loaded): every time bound in a test must hold on a busy machine.
