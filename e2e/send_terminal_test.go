@@ -69,11 +69,17 @@ func TestCLISendKilledMidAnswerKeepsTheFile(t *testing.T) {
 	testfs.Write(t, file, terminalQuestion)
 	cmd, wait := startCLISend(t, dir, slowConfig(url), t.TempDir(), "a.chat")
 	waitFileFor(t, file, "got the answer's start", func(d []byte) bool { return bytes.Contains(d, []byte("Hello world")) })
+	server := childPIDs(cmd.Process.Pid)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	wait()
 	close(release)
+	// The language server it drove sees its input end and exits (it spun
+	// for ever, writing to a client that was gone).
+	for _, pid := range server {
+		waitGone(t, pid)
+	}
 	data, _ := os.ReadFile(file)
 	if !strings.HasPrefix(string(data), terminalQuestion+"\n@Assistant:\nHello world") {
 		t.Fatalf("after kill -9 the file is %q", data)

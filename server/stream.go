@@ -237,7 +237,7 @@ func (s *Server) writeStream(ds *docState, st *streamState, stop <-chan struct{}
 			}
 			last = time.Now()
 			// No label: Neovim prints an edit's label, twenty times a second.
-			s.editDocument(ds, "", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+			landed := s.editDocument(ds, "", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
 				if st.inflight == "" || doc != ds.snap {
@@ -245,6 +245,12 @@ func (s *Server) writeStream(ds *docState, st *streamState, stop <-chan struct{}
 				}
 				return []chatdoc.TextEdit{st.edit()}, nil
 			})
+			if !landed && !s.open(ds) {
+				// The document closed or the server stops (the client went
+				// away): nothing will take the text. Trying again would spin
+				// for ever and keep the server from exiting.
+				return
+			}
 			s.mu.Lock()
 			if st.inflight != "" && !ds.closed {
 				// Not in the document (the client refused it for good or
