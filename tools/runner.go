@@ -22,8 +22,9 @@ var (
 )
 
 // lateResultGrace is how long Run waits, after cancelling a tool, for the
-// tool's own (partial) result before giving up on a tool that ignores ctx.
-var lateResultGrace = 3 * time.Second
+// tool's own (partial) result before giving up on a tool that ignores ctx
+// (a busy machine took over 3 s to reap a killed bash; its output was lost).
+var lateResultGrace = 10 * time.Second
 
 // timesItself is implemented by tools that apply their own timeout (bash:
 // the input's `timeout` or tools.bash.timeout) instead of Env.DefaultTimeout.
