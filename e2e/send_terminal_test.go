@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -59,14 +60,22 @@ func startCLISend(t *testing.T, dir, userConfig, stateDir string, args ...string
 
 const terminalQuestion = "@You:\nhi\n"
 
+// terminalFile is a.chat holding the question in a fresh directory, and a
+// provider that streams "Hello world" and waits for release for the rest.
+func terminalFile(t *testing.T) (release chan struct{}, url string, requests *atomic.Int32, dir, file string) {
+	t.Helper()
+	release = make(chan struct{})
+	url, requests = slowChat(t, release)
+	dir = t.TempDir()
+	file = filepath.Join(dir, "a.chat")
+	testfs.Write(t, file, terminalQuestion)
+	return release, url, requests, dir, file
+}
+
 // kill -9 mid-answer leaves FILE with its old content plus a clean prefix
 // of the answer, never shorter, never torn: every write is a rename.
 func TestCLISendKilledMidAnswerKeepsTheFile(t *testing.T) {
-	release := make(chan struct{})
-	url, _ := slowChat(t, release)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "a.chat")
-	testfs.Write(t, file, terminalQuestion)
+	release, url, _, dir, file := terminalFile(t)
 	cmd, wait := startCLISend(t, dir, slowConfig(url), t.TempDir(), "a.chat")
 	waitFileFor(t, file, "got the answer's start", func(d []byte) bool { return bytes.Contains(d, []byte("Hello world")) })
 	server := childPIDs(cmd.Process.Pid)
@@ -93,11 +102,7 @@ func TestCLISendKilledMidAnswerKeepsTheFile(t *testing.T) {
 // A second `chatls send` on the same FILE refuses at once, naming the
 // first one; the first goes on undisturbed.
 func TestCLISendTwiceOnOneFileRefuses(t *testing.T) {
-	release := make(chan struct{})
-	url, requests := slowChat(t, release)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "a.chat")
-	testfs.Write(t, file, terminalQuestion)
+	release, url, requests, dir, file := terminalFile(t)
 	state := t.TempDir()
 	first, waitFirst := startCLISend(t, dir, slowConfig(url), state, "a.chat")
 	waitFileFor(t, file, "got the answer's start", func(d []byte) bool { return bytes.Contains(d, []byte("Hello world")) })
@@ -123,12 +128,8 @@ func TestCLISendTwiceOnOneFileRefuses(t *testing.T) {
 // Ctrl-C ends the request: the abort marker and @You: are in FILE, the
 // exit code is 130, and the server chatls send started is gone.
 func TestCLISendInterruptedWritesTheMarker(t *testing.T) {
-	release := make(chan struct{})
+	release, url, _, dir, file := terminalFile(t)
 	t.Cleanup(func() { close(release) })
-	url, _ := slowChat(t, release)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "a.chat")
-	testfs.Write(t, file, terminalQuestion)
 	cmd, wait := startCLISend(t, dir, slowConfig(url), t.TempDir(), "a.chat")
 	waitFileFor(t, file, "got the answer's start", func(d []byte) bool { return bytes.Contains(d, []byte("Hello world")) })
 	children := childPIDs(cmd.Process.Pid)
@@ -142,20 +143,14 @@ func TestCLISendInterruptedWritesTheMarker(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q\nfile %q\nwant %q", code, stderr, data, want)
 	}
 	for _, pid := range children {
-		if err := syscall.Kill(pid, 0); err == nil {
-			t.Errorf("process %d that chatls send started still runs", pid)
-		}
+		waitGone(t, pid) // awaited: a busy machine reaps it a little later
 	}
 }
 
 // Another program's edit of FILE while the answer streams is kept; the
 // answer goes on at its own place.
 func TestCLISendKeepsAnExternalEdit(t *testing.T) {
-	release := make(chan struct{})
-	url, _ := slowChat(t, release)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "a.chat")
-	testfs.Write(t, file, terminalQuestion)
+	release, url, _, dir, file := terminalFile(t)
 	_, wait := startCLISend(t, dir, slowConfig(url), t.TempDir(), "a.chat")
 	data := waitFileFor(t, file, "got the answer's start", func(d []byte) bool { return bytes.Contains(d, []byte("Hello world")) })
 	edited := strings.Replace(string(data), "hi\n", "hi, and a note I added\n", 1)
