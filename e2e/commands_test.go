@@ -31,11 +31,13 @@ func TestCancelRunningTool(t *testing.T) {
 	if !strings.Contains(titles, "Cancel\n") {
 		t.Errorf("a running call must offer Cancel, got:\n%s", titles)
 	}
-	// Its first line has been read (the progress reports it): the cancel
+	// Its first line has been read (the progress reports it as "Ns · begun";
+	// the title quotes the command, so "begun" alone proves nothing and a
+	// slow sandbox start made the cancel come before the echo): the cancel
 	// comes after output, as when a user stops a command to look at it.
 	if err := s.c.WaitFor(60*time.Second, "progress with the first line", func(st *lspclient.State) bool {
 		for _, e := range st.Events() {
-			if e.Kind == "progress" && strings.Contains(string(e.Data), "begun") {
+			if e.Kind == "progress" && strings.Contains(string(e.Data), "s · begun") {
 				return true
 			}
 		}
