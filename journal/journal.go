@@ -68,7 +68,7 @@ const (
 var ErrStarted = errors.New("the tool was already started")
 
 type entry struct {
-	Event    string `json:"event"` // "start" | "finish"
+	Event    string `json:"event"` // "start" | "finish" | "issue"
 	Document string `json:"document"`
 	ToolID   string `json:"tool_id"`
 	PID      int    `json:"pid"`
@@ -80,6 +80,8 @@ type entry struct {
 	Kind    string  `json:"kind,omitempty"`
 	Result  *string `json:"result,omitempty"`
 	IsError bool    `json:"is_error,omitempty"`
+	// Issue entries record the input hash of the placeholder issued.
+	Hash string `json:"hash,omitempty"`
 }
 
 // State is what the journal knows about a tool ID.
@@ -135,6 +137,9 @@ type Journal struct {
 	finished map[string]int64
 	// startedAt maps keys to the time of their last start entry.
 	startedAt map[string]time.Time
+	// issued maps keys to the input hash their placeholder was last issued
+	// as pending for (issued.go).
+	issued map[string]string
 	// gone caches tokens of processes known dead (they never come back).
 	gone map[string]bool
 	// refreshed is when State or Recorded last read the file.
@@ -155,7 +160,7 @@ func Open(dir string) (*Journal, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	j := &Journal{path: path, dir: dir, unfinished: map[string]string{}, started: map[string]bool{},
-		finished: map[string]int64{}, startedAt: map[string]time.Time{}, gone: map[string]bool{}}
+		finished: map[string]int64{}, startedAt: map[string]time.Time{}, gone: map[string]bool{}, issued: map[string]string{}}
 	if err := j.takeLiveLock(); err != nil {
 		return nil, err
 	}
@@ -329,6 +334,8 @@ func (j *Journal) apply(e entry, offset int64) {
 	case "finish":
 		delete(j.unfinished, k)
 		j.finished[k] = offset
+	case "issue":
+		j.issued[k] = e.Hash
 	}
 }
 

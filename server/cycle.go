@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -127,6 +129,7 @@ func (s *Server) categorize(ds *docState, force bool) bool {
 	s.mu.Lock()
 	ds.ledger.Placed(doc, statuses)
 	s.mu.Unlock()
+	s.recordIssued(ds, doc, pendingIDs(statuses))
 	dialect := chatdoc.DialectFence
 	if s.settings.effectiveFor(ds.path).PlaceholderStyle == "suffix" {
 		dialect = chatdoc.DialectSuffix
@@ -161,6 +164,7 @@ func (s *Server) resolve(ds *docState, force bool, only string) bool {
 		s.mu.Lock()
 		ds.ledger.Reissued(doc, plan.Resets)
 		s.mu.Unlock()
+		s.recordIssued(ds, doc, slices.Collect(maps.Keys(plan.Resets)))
 	}
 	for _, id := range plan.Run {
 		if s.startTool(ds, id) {

@@ -22,6 +22,7 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 	uri := string(p.TextDocument.URI)
 	snap := chatdoc.Parse(p.TextDocument.Text)
 	ds := newDocState(uri, snap, p.TextDocument.Version)
+	s.takeApprovalsMadeAway(ds)
 	s.mu.Lock()
 	if old := s.docs[uri]; old != nil {
 		old.closeLocked() // opened twice without a close: the old state ends

@@ -150,6 +150,24 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 		// Calls already wait for the user: nothing is sent (SPEC §7, exit 2).
 		return finishSend(sendPending, before, chatdoc.Parse(f.written), file, stdout)
 	}
+	// Approved calls come first, as the editor's next step would run them:
+	// the user approved them by editing FILE (or the journal has their
+	// result). Then the conversation is sent.
+	if before.Pending > before.Waiting {
+		var advanced map[string]any
+		if err := call("chatls.advance", &advanced); err != nil {
+			return sendFailed, errors.New(rpcMessage(err))
+		}
+		st, err := f.await(ctx, c, interrupted, call, func(st sendStatus) bool {
+			return st.Sending || st.Running == 0 && st.Pending == st.Waiting
+		})
+		if st.Sending && err == nil { // the step went on to send by itself
+			st, err = f.await(ctx, c, interrupted, call, agentDone)
+		}
+		if err != nil || st.Waiting > 0 || st.Sending {
+			return f.ended(st, err, file, stdout)
+		}
+	}
 	var started map[string]any
 	if err := call("chatls.send", &started); err != nil {
 		// A refusal may have edited the document first (an answer a crash
@@ -159,21 +177,35 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 		}
 		return sendFailed, errors.New(rpcMessage(err))
 	}
+	st, err := f.await(ctx, c, interrupted, call, agentDone)
+	return f.ended(st, err, file, stdout)
+}
+
+// agentDone says the agent stopped: the turn ended, a call waits, a guard or an error stopped it.
+func agentDone(st sendStatus) bool { _, done := st.outcome(); return done }
+
+// errInterrupted: Ctrl-C or SIGTERM ended the request.
+var errInterrupted = errors.New("interrupted")
+
+// await writes the server's edits into FILE until done says the status is
+// reached, or the user interrupts: then the request is cancelled and await
+// returns errInterrupted once nothing streams any more.
+func (f *sentFile) await(ctx context.Context, c *lspclient.Client, interrupted context.Context, call func(string, any) error, done func(sendStatus) bool) (sendStatus, error) {
 	cancelled := false
 	for {
 		seen := len(c.Events())
 		var st sendStatus
 		if err := call("chatls.status", &st); err != nil {
-			return sendFailed, err
+			return st, err
 		}
 		if err := f.sync(ctx, c); err != nil {
-			return sendFailed, err
+			return st, err
 		}
-		if code, done := st.outcome(); done || cancelled && !st.Sending {
-			if cancelled {
-				return sendInterrupted, fmt.Errorf("interrupted; the answer so far and the abort marker are in %s", file)
-			}
-			return finishSend(code, st, chatdoc.Parse(f.written), file, stdout)
+		if cancelled && !st.Sending {
+			return st, errInterrupted
+		}
+		if !cancelled && done(st) {
+			return st, nil
 		}
 		// Something will happen: an edit, a diagnostics publish, progress.
 		waitCtx, stopWait := context.WithCancel(ctx)
@@ -189,13 +221,25 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 		if interrupted.Err() != nil && !cancelled {
 			cancelled = true
 			var out map[string]any
-			_ = c.Call(ctx, "workspace/executeCommand", map[string]any{"command": "chatls.cancel", "arguments": []any{map[string]any{"uri": uri}}}, &out)
+			_ = c.Call(ctx, "workspace/executeCommand", map[string]any{"command": "chatls.cancel", "arguments": []any{map[string]any{"uri": f.uri}}}, &out)
 			continue
 		}
 		if err != nil && !cancelled {
-			return sendFailed, err
+			return st, err
 		}
 	}
+}
+
+// ended is chatls send's exit code and message for the status await ended on.
+func (f *sentFile) ended(st sendStatus, err error, file string, stdout io.Writer) (int, error) {
+	switch {
+	case errors.Is(err, errInterrupted):
+		return sendInterrupted, fmt.Errorf("interrupted; the answer so far and the abort marker are in %s", file)
+	case err != nil:
+		return sendFailed, err
+	}
+	code, _ := st.outcome()
+	return finishSend(code, st, chatdoc.Parse(f.written), file, stdout)
 }
 
 // sendStatus is chatls.status's answer.
