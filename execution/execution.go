@@ -21,8 +21,8 @@ import (
 )
 
 // ErrCancelled is the cause of a run the user cancelled (chatls.cancel, the
-// progress UI): its result is cycle.TextCancelled.
-var ErrCancelled = errors.New("cancelled by the user")
+// progress UI): its result is cycle.TextCancelled. It is tools'.
+var ErrCancelled = tools.ErrCancelled
 
 // Executor runs calls. Journal nil means no call may run: without it
 // "at most once, even across a crash" cannot hold.
@@ -86,7 +86,14 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	}
 	var once sync.Once
 	release := func() { once.Do(take) }
-	defer release()
+	// Released here unless the runner took it over (then it is released
+	// when the tool really returns, however late).
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			release()
+		}
+	}()
 	call, hash, by, verdict, ok := j.Gate()
 	switch {
 	case !ok && verdict.Decision == approval.Deny:
@@ -120,7 +127,10 @@ func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
 	// A cancel that came before the runner knew the call is in ctx: the
 	// tool does not start (and ctx stops it if the cancel comes now).
 	if ctx.Err() == nil {
-		res = e.Runner.Run(ctx, call, env)
+		// The slot is the runner's to hand back once the tool has really
+		// returned (a tool that ignores the cancel keeps it).
+		handedOver = true
+		res = e.Runner.RunHolding(ctx, call, env, release)
 	}
 	ended := time.Now()
 	if base.Err() != nil {

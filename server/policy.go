@@ -160,7 +160,6 @@ func (s *Server) applySettings() {
 	st := s.settings
 	st.apply.Lock()
 	defer st.apply.Unlock()
-	s.runner.SetMaxConcurrent(st.effective().MaxConcurrent)
 	s.reconcileToolSources()
 	s.checkSandbox()
 }

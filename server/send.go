@@ -20,6 +20,7 @@ import (
 	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/workdone"
+	"github.com/chatls/chatls/tools"
 )
 
 // codeRequestFailed is LSP's RequestFailed: chatls.send's refusals.
@@ -44,8 +45,9 @@ type sendState struct {
 // does not take the lock again.
 const envSendLockHeld = "CHATLS_SEND_LOCK_HELD"
 
-// errCancelledByUser is the cause of a cancel by command, progress or close.
-var errCancelledByUser = errors.New("cancelled by the user")
+// errCancelledByUser is the cause of a cancel by command, progress or close
+// (the one cancel error, tools.ErrCancelled).
+var errCancelledByUser = tools.ErrCancelled
 
 // refuseSend is chatls.send's refusal: shown and answered as RequestFailed.
 func (s *Server) refuseSend(reason string) error {

@@ -127,7 +127,7 @@ func New(opts Options) *Server {
 	s.settings = newSettingsState(s)
 	s.tools = custom.NewSession(s.log, !opts.NoCustomTools)
 	s.registry, s.toolSet = s.tools.Registry, s.tools.Set
-	s.runner = tools.NewRunner(s.registry, 4)
+	s.runner = tools.NewRunner(s.registry)
 	return s
 }
 
@@ -168,9 +168,9 @@ func (s *Server) Serve(rwc io.ReadWriteCloser) int {
 func (s *Server) shutdownWork() {
 	s.once.Do(func() {
 		s.stop()
-		// Tools die with the session; their journal entries stay unfinished so a
+		// Tools die with the session (their contexts derive from baseCtx,
+		// which stop ended); their journal entries stay unfinished so a
 		// restarted chatls reports them instead of running them again.
-		s.runner.CancelAll()
 		s.tasks.Wait()
 		s.targets.Close()
 		if err := s.tools.Close(); err != nil {

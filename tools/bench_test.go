@@ -36,7 +36,7 @@ func BenchmarkGrep(b *testing.B) {
 	tree := grepBenchTree(b)
 	b.Run("chatls", func(b *testing.B) {
 		env := Env{Dir: tree, TempDir: b.TempDir(), DefaultTimeout: 600}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"pattern": grepBenchPattern, "limit": 1000000.0}
 		var matches int
 		for b.Loop() {
@@ -128,7 +128,7 @@ func BenchmarkReadOverhead(b *testing.B) {
 	os.WriteFile(path, []byte(strings.Repeat("some line of text, fifty bytes long, more or less\n", 200)), 0o644)
 	b.Run("chatls-read", func(b *testing.B) {
 		env := Env{Dir: dir, TempDir: dir}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"path": "file.txt", "label": "reading"}
 		loopWithCPU(b, func() {
 			if res := r.Run(context.Background(), Call{ID: "r", Name: "read", Input: in}, env); res.IsError {
@@ -151,7 +151,7 @@ func BenchmarkBashOverhead(b *testing.B) {
 	dir := b.TempDir()
 	b.Run("chatls-bash", func(b *testing.B) {
 		env := Env{Dir: dir, TempDir: dir}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"command": "true"}
 		loopWithCPU(b, func() {
 			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
@@ -166,7 +166,7 @@ func BenchmarkBashOverhead(b *testing.B) {
 			b.Skip("unsupervised")
 		}
 		env := Env{Dir: dir, TempDir: dir}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"command": "true"}
 		loopWithCPU(b, func() {
 			b.StopTimer()
@@ -198,7 +198,7 @@ func BenchmarkBashOverhead(b *testing.B) {
 			b.Skip(err)
 		}
 		env := Env{Dir: dir, TempDir: dir, Writable: []string{dir}, Sandbox: SandboxConfig{Enabled: true}}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"command": "true"}
 		loopWithCPU(b, func() {
 			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
@@ -235,7 +235,7 @@ func BenchmarkGitStatus10kFiles(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	env := Env{Dir: dir, WorkspaceRoot: dir, DefaultTimeout: 60}
 	for _, tool := range []string{"git_status", "git_diff"} {
 		b.Run(tool, func(b *testing.B) {

@@ -17,7 +17,7 @@ func testEnv(t testing.TB) Env {
 // run executes one call of a built-in through a Runner, as the server does.
 func run(t testing.TB, env Env, name string, input map[string]any) Result {
 	t.Helper()
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	return r.Run(context.Background(), Call{ID: "t_" + name, Name: name, Input: input}, env)
 }
 

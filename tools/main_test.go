@@ -49,7 +49,7 @@ func miniServer(marker, mode string) int {
 			os.Exit(143)
 		}()
 	}
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	if mode == "spare" {
 		res := r.Run(context.Background(), Call{ID: "quick", Name: "bash", Input: map[string]any{"command": "echo $PPID"}}, env)
 		fmt.Println("spare", res.Text)

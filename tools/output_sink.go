@@ -112,6 +112,30 @@ func (s *outputSink) saveLocked(p []byte) {
 	}
 }
 
+// outputSinkFor is the sink a streaming tool writes the call's output to:
+// the runner's, so the output read so far is the runner's to keep should
+// the tool not return in time after a cancel; a fresh one outside a runner.
+func (env Env) outputSinkFor(id string) *outputSink {
+	if env.output != nil {
+		return env.output
+	}
+	return newOutputSink(env.Limits, env.TempDir, id)
+}
+
+// partial is the output read so far, document-safe, for a tool that did
+// not return after its cancel: the tail when it has outgrown the limits.
+// The sink stays open (the tool may still write and finish it).
+func (s *outputSink) partial() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw := s.head
+	if s.file != nil || s.fileError != nil {
+		raw = s.ring.bytes()
+	}
+	kept, _ := tailLines(string(raw), s.limits.MaxLines, s.limits.MaxBytes)
+	return strings.TrimRight(documentText(kept), " \t\n")
+}
+
 // lastLine is the most recent non-empty output line, for progress reports.
 func (s *outputSink) lastLine() string {
 	s.mu.Lock()

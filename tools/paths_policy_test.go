@@ -37,7 +37,7 @@ func TestPolicyAndWriteToolAgreeOnPaths(t *testing.T) {
 	}
 	env := tools.Env{Dir: ws, WorkspaceRoot: ws, Writable: []string{ws, allowed}, RestrictWrites: true, TempDir: t.TempDir()}
 	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
-	runner := tools.NewRunner(reg, 1)
+	runner := tools.NewRunner(reg)
 	for _, c := range []struct {
 		path, lands string
 	}{
@@ -85,7 +85,7 @@ func TestSearchesSkipHiddenPaths(t *testing.T) {
 	}
 	hidden := func(p string) bool { return fspath.Within(p, filepath.Join(ws, "private")) }
 	env := tools.Env{Dir: ws, WorkspaceRoot: ws, Hidden: hidden, TempDir: t.TempDir()}
-	runner := tools.NewRunner(tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})), 1)
+	runner := tools.NewRunner(tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
 	for _, c := range []tools.Call{
 		{ID: "g", Name: "grep", Input: map[string]any{"pattern": "needle", "path": nil, "glob": nil, "limit": nil}},
 		{ID: "f", Name: "find", Input: map[string]any{"pattern": "**/*.txt", "path": nil, "limit": nil}},

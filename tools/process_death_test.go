@@ -72,7 +72,7 @@ func TestToolProcessesDieWithTheServer(t *testing.T) {
 func TestKillAllEndsRunningCalls(t *testing.T) {
 	env := testEnv(t)
 	marker := fmt.Sprintf("chatls-killall-%d", os.Getpid())
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	done := make(chan Result)
 	go func() {
 		done <- r.Run(context.Background(), Call{ID: "k", Name: "bash", Input: map[string]any{

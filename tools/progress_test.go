@@ -19,7 +19,7 @@ func TestProgressForToolsWithoutStreams(t *testing.T) {
 		<-release
 		return Result{Text: "done"}
 	}}
-	r := NewRunner(NewRegistry([]Tool{tool}), 1)
+	r := NewRunner(NewRegistry([]Tool{tool}))
 	env := testEnv(t)
 	got := make(chan Progress, 100)
 	returned := make(chan struct{})

@@ -148,7 +148,7 @@ func TestSetBuiltinsAppliesNewOptions(t *testing.T) {
 	reg := NewRegistry(Builtins(BuiltinOptions{}))
 	notified := 0
 	reg.OnChange(func() { notified++ })
-	r := NewRunner(reg, 1)
+	r := NewRunner(reg)
 	fetch := func() Result {
 		return r.Run(context.Background(), Call{ID: "w", Name: "web_fetch", Input: map[string]any{"url": srv.URL}}, testEnv(t))
 	}

@@ -31,7 +31,7 @@ func TestRetriesOnlyWhatIsSafe(t *testing.T) {
 	}))
 	defer srv.Close()
 	host := strings.Split(srv.Listener.Addr().String(), ":")[0]
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{host}})), 2)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{host}})))
 	env := testEnv(t)
 	env.Retries, env.RetryBase = 2, time.Millisecond
 	fetch := func(path string) Result {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"sort"
-	"sync"
 	"time"
 )
 
@@ -16,10 +14,12 @@ const (
 	CancelledText = "User aborted tool execution."
 )
 
-var (
-	errCancelledByUser = errors.New("cancelled by the user")
-	errToolTimeout     = errors.New("tool timed out")
-)
+// ErrCancelled is the cause of a call the user cancelled (chatls.cancel,
+// the progress UI, closing the document): the one cancel error of tools,
+// the executor and the server. Its result ends in CancelledText.
+var ErrCancelled = errors.New("cancelled by the user")
+
+var errToolTimeout = errors.New("tool timed out")
 
 // lateResultGrace is how long Run waits, after cancelling a tool, for the
 // tool's own (partial) result before giving up on a tool that ignores ctx
@@ -30,77 +30,35 @@ var lateResultGrace = 10 * time.Second
 // the input's `timeout` or tools.bash.timeout) instead of Env.DefaultTimeout.
 type timesItself interface{ timesItself() bool }
 
-// Runner executes validated calls with at most maxConcurrent at a time.
+// Runner executes calls. It keeps no state of its own: the caller (the
+// executor) owns each call's slot, its cancel (ctx, with ErrCancelled as
+// the cause) and the at-most-once bookkeeping.
 type Runner struct {
 	reg *Registry
-
-	mu      sync.Mutex
-	max     int
-	active  int
-	waiters []chan struct{}
-	calls   map[string]context.CancelCauseFunc
 }
 
-// NewRunner returns a runner over reg; maxConcurrent < 1 means 1.
-func NewRunner(reg *Registry, maxConcurrent int) *Runner {
-	return &Runner{reg: reg, max: max(maxConcurrent, 1), calls: map[string]context.CancelCauseFunc{}}
-}
-
-// SetMaxConcurrent changes the bound (tools.maxConcurrent changed live);
-// queued calls start at once if the new bound allows.
-func (r *Runner) SetMaxConcurrent(n int) {
-	r.mu.Lock()
-	r.max = max(n, 1)
-	r.grantLocked()
-	r.mu.Unlock()
-}
-
-// Running returns the IDs of calls in flight (queued for a slot or running), sorted.
-func (r *Runner) Running() []string {
-	r.mu.Lock()
-	ids := make([]string, 0, len(r.calls))
-	for id := range r.calls {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
-	sort.Strings(ids)
-	return ids
-}
-
-// Cancel stops the call with this ID (its process group is killed); its Run
-// returns a Cancelled result. It reports whether such a call was in flight.
-func (r *Runner) Cancel(id string) bool {
-	r.mu.Lock()
-	cancel, ok := r.calls[id]
-	r.mu.Unlock()
-	if ok {
-		cancel(errCancelledByUser)
-	}
-	return ok
-}
-
-// CancelAll stops every call in flight and returns how many; each Run then
-// returns a Cancelled result. For an exiting server KillAll is the tool: it
-// is synchronous and needs no Run to finish.
-func (r *Runner) CancelAll() int {
-	r.mu.Lock()
-	cancels := make([]context.CancelCauseFunc, 0, len(r.calls))
-	for _, c := range r.calls {
-		cancels = append(cancels, c)
-	}
-	r.mu.Unlock()
-	for _, c := range cancels {
-		c(errCancelledByUser)
-	}
-	return len(cancels)
-}
+// NewRunner returns a runner over reg.
+func NewRunner(reg *Registry) *Runner { return &Runner{reg: reg} }
 
 // Run validates and executes one call. It never panics: unknown tools,
 // schema violations, panics in tools and cancellation all become results.
 func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
+	return r.RunHolding(ctx, call, env, nil)
+}
+
+// RunHolding is Run for a caller that holds a slot for the call: finished
+// (if not nil) is called once the tool has really returned — also when it
+// ignored the cancel and Run stopped waiting for it — so a stuck tool
+// keeps its slot and cannot let more calls run than tools.maxConcurrent
+// allows. It is called exactly once, also for a call that never started.
+func (r *Runner) RunHolding(ctx context.Context, call Call, env Env, finished func()) Result {
+	if finished == nil {
+		finished = func() {}
+	}
 	reg := OnTarget{r.reg, env.Target}
 	tool, ok := reg.Lookup(call.Name)
 	if !ok {
+		finished()
 		msg := "Unknown tool: " + call.Name
 		if s := r.reg.Suggest(call.Name); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
@@ -111,27 +69,15 @@ func (r *Runner) Run(ctx context.Context, call Call, env Env) Result {
 		call.Input = map[string]any{}
 	}
 	if text := reg.InvalidInput(call.Name, call.Input); text != "" {
+		finished()
 		return Result{Text: text, IsError: true}
 	}
-
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if !r.register(call.ID, cancel) {
-		return Result{Text: fmt.Sprintf("Tool call %s is already running; it was not started twice.", call.ID), IsError: true}
-	}
-	if err := r.acquire(ctx); err != nil {
-		r.unregister(call.ID)
+	if ctx.Err() != nil {
+		finished()
 		return interrupted(ctx, Result{})
 	}
-	// The slot and the ID stay taken until the tool really returns, also when
-	// it ignores cancellation and Run stops waiting for it: a stuck tool must
-	// not let more calls run than tools.maxConcurrent allows.
-	finished := func() {
-		r.release()
-		r.unregister(call.ID)
-	}
 	res := r.executeWithRetries(ctx, tool, call, env, finished)
-	if errors.Is(context.Cause(ctx), errCancelledByUser) {
+	if errors.Is(context.Cause(ctx), ErrCancelled) {
 		return limitResult(res.AsCancelled(), call, env)
 	}
 	return limitResult(res, call, env)
@@ -156,6 +102,8 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 			defer stop()
 		}
 	}
+	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	env.output = sink
 	done := make(chan Result, 1)
 	go func() {
 		var res Result
@@ -180,7 +128,11 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 		select {
 		case res = <-done:
 		case <-time.After(lateResultGrace):
-			res = Result{IsError: true}
+			// The tool did not return: what it printed is kept all the same.
+			res = Result{IsError: true, Text: sink.partial()}
+			if errors.Is(context.Cause(ctx), ErrCancelled) {
+				res.Text, res.Cancelled = appendParagraph(res.Text, CancelledText), true
+			}
 		}
 	}
 	if errors.Is(context.Cause(ctx), errToolTimeout) {
@@ -194,7 +146,7 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 
 // interrupted is the result of a call whose context ended before it finished.
 func interrupted(ctx context.Context, res Result) Result {
-	if errors.Is(context.Cause(ctx), errCancelledByUser) || errors.Is(ctx.Err(), context.Canceled) {
+	if errors.Is(context.Cause(ctx), ErrCancelled) || errors.Is(ctx.Err(), context.Canceled) {
 		return Result{Text: CancelledText, IsError: true, Cancelled: true, ExitCode: res.ExitCode}
 	}
 	return Result{Text: fmt.Sprintf("Tool stopped: %v.", context.Cause(ctx)), IsError: true, ExitCode: res.ExitCode}
@@ -236,66 +188,4 @@ func limitResult(res Result, call Call, env Env) Result {
 	res.Text += "\n" + note
 	res.Truncated = true
 	return res
-}
-
-func (r *Runner) register(id string, cancel context.CancelCauseFunc) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, busy := r.calls[id]; busy {
-		return false
-	}
-	r.calls[id] = cancel
-	return true
-}
-
-func (r *Runner) unregister(id string) {
-	r.mu.Lock()
-	delete(r.calls, id)
-	r.mu.Unlock()
-}
-
-// acquire takes a slot, queueing FIFO behind earlier calls.
-func (r *Runner) acquire(ctx context.Context) error {
-	r.mu.Lock()
-	if r.active < r.max && len(r.waiters) == 0 {
-		r.active++
-		r.mu.Unlock()
-		return nil
-	}
-	w := make(chan struct{})
-	r.waiters = append(r.waiters, w)
-	r.mu.Unlock()
-	select {
-	case <-w:
-		return nil
-	case <-ctx.Done():
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		for i, x := range r.waiters {
-			if x == w {
-				r.waiters = append(r.waiters[:i], r.waiters[i+1:]...)
-				return ctx.Err()
-			}
-		}
-		// Granted while we gave up: hand the slot on.
-		r.active--
-		r.grantLocked()
-		return ctx.Err()
-	}
-}
-
-func (r *Runner) release() {
-	r.mu.Lock()
-	r.active--
-	r.grantLocked()
-	r.mu.Unlock()
-}
-
-func (r *Runner) grantLocked() {
-	for r.active < r.max && len(r.waiters) > 0 {
-		w := r.waiters[0]
-		r.waiters = r.waiters[1:]
-		r.active++
-		close(w)
-	}
 }

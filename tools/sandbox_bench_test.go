@@ -31,7 +31,7 @@ func BenchmarkSandboxCost(b *testing.B) {
 			testfs.Write(b, filepath.Join(env.Dir, "pkg3", "credentials.json"), "{}\n")
 			boxed := env
 			boxed.Sandbox = SandboxConfig{Enabled: true}
-			r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+			r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 			in := map[string]any{"command": command}
 			var plain, sandboxed []time.Duration
 			for i := 0; b.Loop(); i++ {

@@ -156,7 +156,7 @@ func TestSpareSupervisorDeath(t *testing.T) {
 func TestAtMostOneSpareSupervisor(t *testing.T) {
 	requireSupervision(t)
 	env := testEnv(t)
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	var wg sync.WaitGroup
 	sups := make([]string, 4)
 	for i := range sups {

@@ -20,7 +20,7 @@ func bashOnTarget(ctx context.Context, call Call, env Env) Result {
 	}
 	seconds := bashSeconds(call, env)
 	t := env.Target
-	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	sink := env.outputSinkFor(call.ID)
 	runCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(seconds*float64(time.Second)), errToolTimeout)
 	defer cancel()
 	stop := reportProgress(env.Progress, sink.lastLine)
@@ -68,7 +68,7 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 		}
 		return errorResult("%s", capitalize(runErr.Error()))
 	}
-	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	sink := env.outputSinkFor(call.ID)
 	sink.Write([]byte(r.Output))
 	got := sink.finish()
 	text := got.Text

@@ -29,7 +29,7 @@ func benchSSH(b *testing.B) (Env, *testsshd.Server, *target.SSH, string) {
 }
 
 func benchRun(b *testing.B, env Env, name string, input map[string]any) {
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	for b.Loop() {
 		if res := r.Run(context.Background(), Call{ID: "b", Name: name, Input: input}, env); res.IsError {
 			b.Fatalf("%s: %s", name, res.Text)

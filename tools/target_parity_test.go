@@ -182,7 +182,7 @@ func TestTargetWriteAndEditMatchLocal(t *testing.T) {
 
 func TestTargetBashCancelAndTimeout(t *testing.T) {
 	env := sshEnv(t, testEnv(t))
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 4)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	started := make(chan struct{})
 	once := false
 	env.Progress = func(p Progress) {
@@ -192,15 +192,16 @@ func TestTargetBashCancelAndTimeout(t *testing.T) {
 		}
 	}
 	done := make(chan Result, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
-		done <- r.Run(context.Background(), Call{ID: "c1", Name: "bash", Input: map[string]any{"command": "echo started; sleep 300.515 & sleep 300.515; wait"}}, env)
+		done <- r.Run(ctx, Call{ID: "c1", Name: "bash", Input: map[string]any{"command": "echo started; sleep 300.515 & sleep 300.515; wait"}}, env)
 	}()
 	select {
 	case <-started:
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the command did not start")
 	}
-	r.Cancel("c1")
+	cancel(ErrCancelled)
 	res := <-done
 	if !res.Cancelled || !strings.HasPrefix(res.Text, "[on target build]\nstarted") || !strings.HasSuffix(res.Text, CancelledText) || *res.ExitCode != 137 {
 		t.Fatalf("cancelled result %+v", res)

@@ -70,6 +70,11 @@ type Env struct {
 	Hidden func(path string) bool
 	// Target is where the call runs (SPEC §8); nil: this machine.
 	Target *TargetEnv
+
+	// output is the call's output, owned by the runner's attempt (set by
+	// execute): what a tool streamed into it survives a tool that does not
+	// return after its cancel (outputSinkFor).
+	output *outputSink
 }
 
 // SandboxConfig is the `sandbox.*` settings, and this call's exceptions.

@@ -62,15 +62,23 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 	if err != nil {
 		return errorResult("Sandbox unavailable, command not run: %v", err)
 	}
-	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	sink := env.outputSinkFor(call.ID)
 	out := runProcessGroup(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), env.Progress)
 	if out.startErr != nil {
 		return errorResult("Failed to start bash: %v", out.startErr)
 	}
-	res := bashResult(sink.finish(), out.exitCode, out.cancelled, out.timedOut, seconds)
-	if sandboxed(env) {
+	got := sink.finish()
+	stopped := out.cancelled || out.timedOut
+	if sandboxed(env) && stopped {
+		// The notes go with the output, before the cancel or timeout line:
+		// a cancelled result must end in CancelledText, or the runner would
+		// take it for one that lost its output and drop what was printed.
+		got.Text = appendSandboxNotes(got.Text, env.Sandbox.Network)
+	}
+	res := bashResult(got, out.exitCode, out.cancelled, out.timedOut, seconds)
+	if sandboxed(env) && !stopped {
 		res.Text = appendSandboxNotes(res.Text, env.Sandbox.Network)
-	} else if env.Sandbox.Outside {
+	} else if !sandboxed(env) && env.Sandbox.Outside {
 		// A call the user let out may have linked files in ways the
 		// directory times of the cached scans do not show (a new name
 		// outside for a file inside).

@@ -36,7 +36,7 @@ func TestGrepSkipsSensitiveFilesUnlessARuleNamesThem(t *testing.T) {
 		}
 		return e
 	}
-	runner := tools.NewRunner(tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})), 1)
+	runner := tools.NewRunner(tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
 	run := func(e *approval.Engine, c tools.Call) string {
 		res := runner.Run(context.Background(), c, tools.Env{Dir: ws, WorkspaceRoot: ws, Hidden: e.Hidden, TempDir: t.TempDir()})
 		if res.IsError {

@@ -60,7 +60,7 @@ func TestCalculator(t *testing.T) {
 func TestTime(t *testing.T) {
 	fixed := time.Date(2025, 3, 4, 5, 6, 7, 8_000_000, time.FixedZone("X", 3600))
 	reg := NewRegistry(Builtins(BuiltinOptions{Now: func() time.Time { return fixed }}))
-	r := NewRunner(reg, 1)
+	r := NewRunner(reg)
 	for format, want := range map[string]string{
 		"":         "2025-03-04T05:06:07+01:00",
 		"iso":      "2025-03-04T05:06:07+01:00",
@@ -118,7 +118,7 @@ with   spaces.</p><script>alert(1)</script><ul><li>one</li><li>two</li></ul>
 	defer srv.Close()
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
 
-	allowed := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{host}})), 1)
+	allowed := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{host}})))
 	fetch := func(r *Runner, input map[string]any) Result {
 		return r.Run(t.Context(), Call{ID: "w", Name: "web_fetch", Input: input}, testEnv(t))
 	}
@@ -141,7 +141,7 @@ with   spaces.</p><script>alert(1)</script><ul><li>one</li><li>two</li></ul>
 	wantText(t, fetch(allowed, map[string]any{"url": "file:///etc/passwd"}), `Invalid URL "file:///etc/passwd": only http and https URLs can be fetched`)
 
 	// Default: loopback refused, also through a name that resolves to it.
-	refused := NewRunner(NewRegistry(Builtins(BuiltinOptions{})), 1)
+	refused := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 	for _, u := range []string{srv.URL + "/page", strings.Replace(srv.URL, host, "localhost", 1) + "/page", "http://[::1]:1/", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1:1/"} {
 		res := fetch(refused, map[string]any{"url": u})
 		if !res.IsError || !strings.Contains(res.Text, "refusing to connect to") || !strings.Contains(res.Text, "tools.web_fetch.allowHosts") {
@@ -159,7 +159,7 @@ func TestWebFetchRedirectToInternalAddressIsRefused(t *testing.T) {
 	}))
 	defer public.Close()
 	pu, _ := url.Parse(public.URL)
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{"localhost"}})), 1)
+	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{"localhost"}})))
 	res := r.Run(t.Context(), Call{ID: "w", Name: "web_fetch", Input: map[string]any{"url": "http://localhost:" + pu.Port()}}, testEnv(t))
 	if !res.IsError || !strings.Contains(res.Text, "refusing to connect to 127.0.0.1") {
 		t.Errorf("got %q", res.Text)

@@ -92,7 +92,7 @@ func (capturePaneTool) Run(ctx context.Context, call Call, env Env) Result {
 	if pane == "" {
 		pane = env.Target.Tmux.SessionName()
 	}
-	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
+	sink := env.outputSinkFor(call.ID)
 	sink.Write([]byte(text))
 	got := sink.finish()
 	return Result{Text: fmt.Sprintf(paneLabel, pane) + "\n" + got.Text, Truncated: got.Truncated, FullOutputPath: got.FullPath}

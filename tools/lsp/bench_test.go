@@ -24,7 +24,7 @@ func BenchmarkDefinition(b *testing.B) {
 	testfs.Write(b, filepath.Join(dir, "main.go"), "package m\n\nfunc use() string {\n\treturn Greet(\"a\")\n}\n")
 	pool := NewPool()
 	defer pool.Close()
-	r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 1)
+	r := tools.NewRunner(tools.NewRegistry(Tools(pool)))
 	env := tools.Env{Dir: dir, DefaultTimeout: 60}
 	input := map[string]any{"path": "main.go", "line": 4.0, "column": 9.0}
 	b.Run("tool-warm-gopls", func(b *testing.B) {

@@ -37,7 +37,7 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	testfs.Write(t, main, "package m\n\nfunc use() string {\n\tvar n int = \"x\"\n\t_ = n\n\treturn Greet(\"a\") + Greet(\"b\")\n}\n")
 	pool := NewPool()
 	defer pool.Close()
-	r := tools.NewRunner(tools.NewRegistry(append(tools.Builtins(tools.BuiltinOptions{}), Tools(pool)...)), 4)
+	r := tools.NewRunner(tools.NewRegistry(append(tools.Builtins(tools.BuiltinOptions{}), Tools(pool)...)))
 	env := tools.Env{Dir: dir, WorkspaceRoot: dir, DefaultTimeout: 60}
 	run := func(name string, input map[string]any) tools.Result {
 		t.Helper()
@@ -98,7 +98,7 @@ func TestNoServerSaysWhatToInstall(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, filepath.Join(dir, "x.rs"), "fn main() {}\n")
 	testfs.Write(t, filepath.Join(dir, "x.txt"), "hi\n")
-	r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 1)
+	r := tools.NewRunner(tools.NewRegistry(Tools(pool)))
 	env := tools.Env{Dir: dir, DefaultTimeout: 5}
 	res := r.Run(context.Background(), tools.Call{ID: "a", Name: "diagnostics", Input: map[string]any{"path": "x.rs"}}, env)
 	if !res.IsError || res.Text != "no language server for .rs files on PATH (install rust-analyzer)" {
@@ -128,7 +128,7 @@ func TestMisbehavingServers(t *testing.T) {
 	pool := NewPool()
 	defer pool.Close()
 	pool.Configure(map[string]Entry{"bad": {Name: "bad", Command: []string{bin}, Extensions: []string{".bad"}}}, 0, 0)
-	r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 2)
+	r := tools.NewRunner(tools.NewRegistry(Tools(pool)))
 	hover := func(timeout int) tools.Result {
 		return r.Run(context.Background(), tools.Call{ID: "h", Name: "hover", Input: map[string]any{"path": "x.bad", "line": 1.0, "column": 1.0}},
 			tools.Env{Dir: dir, DefaultTimeout: timeout})
@@ -153,7 +153,7 @@ func TestMisbehavingServers(t *testing.T) {
 	pool = NewPool()
 	defer pool.Close()
 	pool.Configure(map[string]Entry{"bad": {Name: "bad", Command: []string{bin}, Extensions: []string{".bad"}}}, 0, 0)
-	r = tools.NewRunner(tools.NewRegistry(Tools(pool)), 2)
+	r = tools.NewRunner(tools.NewRegistry(Tools(pool)))
 	before := countStarts()
 	res = hover(1)
 	if !res.IsError || !res.TimedOut || res.Text != "Tool hover timed out after 1 seconds." {
@@ -211,7 +211,7 @@ func TestConfiguredServerWinsOverMissingBuiltin(t *testing.T) {
 				return exec.LookPath(name)
 			}
 			pool.ConfigureFrom(config.LSPSettings{Servers: map[string]config.LSPServer{"mypy-ls": {Command: []string{bin}, Filetypes: []string{ft}}}})
-			r := tools.NewRunner(tools.NewRegistry(Tools(pool)), 1)
+			r := tools.NewRunner(tools.NewRegistry(Tools(pool)))
 			res := r.Run(context.Background(), tools.Call{ID: "d", Name: "definition", Input: map[string]any{"path": "x.py", "line": 1.0, "column": 1.0}},
 				tools.Env{Dir: dir, DefaultTimeout: 60})
 			if strings.Contains(res.Text, "no language server") {
