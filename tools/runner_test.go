@@ -158,7 +158,6 @@ func TestRunnerHugeArguments(t *testing.T) {
 	}
 }
 
-
 // A tool that printed and then ignores the cancel past the grace keeps
 // what it printed: the output is the runner's, not the stuck tool's.
 func TestRunnerKeepsOutputOfAToolThatIgnoresTheCancel(t *testing.T) {
