@@ -60,7 +60,8 @@ func TestWatch(t *testing.T) {
 	// A burst is debounced into one change. What the save above still
 	// reports is drained first; on a busy machine the five writes can
 	// themselves be spread wider than the debounce, and such a try is
-	// made again rather than counted.
+	// made again rather than counted, as is a try whose events arrived
+	// spread out.
 	for try := 1; ; try++ {
 		drain(ch)
 		begin := time.Now()
@@ -77,7 +78,13 @@ func TestWatch(t *testing.T) {
 		}
 		select {
 		case p := <-ch:
-			t.Fatalf("burst reported twice (%s)", p)
+			// A busy machine may also deliver the events themselves spread
+			// wider than the debounce; a watcher that never coalesces fails
+			// every try.
+			if try == 10 {
+				t.Fatalf("burst reported twice in every try (%s)", p)
+			}
+			continue
 		case <-time.After(3 * debounce):
 		}
 		break
