@@ -49,8 +49,10 @@ func Categorize(doc *chatdoc.Document, l *Ledger, mode Mode, facts Facts) (statu
 			}
 		}
 	}
+	last := lastAssistant(doc)
 	for i, m := range doc.Messages() {
-		if m.Role != "Assistant" || len(m.ToolUses) == 0 {
+		// Only the last Assistant message: earlier turns are history (history.go).
+		if i != last || len(m.ToolUses) == 0 {
 			continue
 		}
 		if !mode.Force && !(mode.Autopilot && MessageComplete(doc, i)) {

@@ -19,10 +19,18 @@ import (
 func (c *PartCache) Diagnostics(doc *chatdoc.Document, l *Ledger, facts Facts, preview func(*chatdoc.ToolUse) string, now time.Time, keys Keys) []chatdoc.Diagnostic {
 	var out []chatdoc.Diagnostic
 	uses, placeholders := c.candidates(doc)
+	var current map[chatdoc.Span]bool
 	for _, u := range uses {
 		if doc.ToolResultIndex(u.id) < 0 {
-			out = append(out, chatdoc.Diagnostic{Span: doc.ToolUseAt(u.index).HeaderSpan, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.id,
-				Message: "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"})
+			if current == nil {
+				current = currentUses(doc)
+			}
+			span := doc.ToolUseAt(u.index).HeaderSpan
+			msg := "tool use without a result: " + keys.Do(KeyAdvance) + " to ask about it"
+			if !current[span] {
+				msg = MsgOrphanUse // history: nothing asks about it
+			}
+			out = append(out, chatdoc.Diagnostic{Span: span, Severity: chatdoc.SeverityHint, Code: CodeUnanswered, ToolID: u.id, Message: msg})
 		}
 	}
 	for _, r := range placeholders {

@@ -57,9 +57,15 @@ func (c *PartCache) Count(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
 	uses, placeholders := c.candidates(doc)
+	var current map[chatdoc.Span]bool // the last Assistant message's uses, once needed
 	for _, u := range uses {
 		if !dups[u.id] && doc.ToolResultIndex(u.id) < 0 {
-			r.Unanswered++
+			if current == nil {
+				current = currentUses(doc)
+			}
+			if current[doc.ToolUseAt(u.index).HeaderSpan] { // an orphan of an earlier turn blocks nothing
+				r.Unanswered++
+			}
 		}
 	}
 	for _, p := range placeholders {

@@ -282,7 +282,13 @@ func TestDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
 func countByLists(doc *chatdoc.Document, l *Ledger) Report {
 	dups := DuplicateIDs(doc)
 	r := Report{Running: l.Active()}
-	for _, u := range doc.ToolUses() {
+	var last []*chatdoc.ToolUse // the last Assistant message's: earlier ones are history
+	for _, m := range doc.Messages() {
+		if m.Role == "Assistant" {
+			last = m.ToolUses
+		}
+	}
+	for _, u := range last {
 		if !dups[u.ID] && doc.ToolResult(u.ID) == nil && u.Valid() {
 			r.Unanswered++
 		}

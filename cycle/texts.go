@@ -33,9 +33,13 @@ const (
 // Session diagnostics: messages and codes.
 const (
 	MsgApprovedBefore = "approved before this session; approve again to run"
-	MsgRevoked        = "the tool's input changed after approval; approve again to run"
-	MsgWaitingTools   = "Waiting for tool definitions to load..."
-	MsgAlreadyRan     = "this tool already ran; %s to write its result"
+	// MsgOrphanUse is the hint on a tool use of an earlier turn without a
+	// result (history, SPEC §2): it never runs and is sent with the
+	// synthetic result.
+	MsgOrphanUse    = "tool use of an earlier turn without a result: it is sent with \"No result provided\" and never runs"
+	MsgRevoked      = "the tool's input changed after approval; approve again to run"
+	MsgWaitingTools = "Waiting for tool definitions to load..."
+	MsgAlreadyRan   = "this tool already ran; %s to write its result"
 	// MsgCutAnswer says what to do after CutAnswer closed an answer.
 	MsgCutAnswer = "the last answer was cut off when chatls stopped while it streamed; it is marked as interrupted: write your question under the new @You: and send"
 	// MsgDuplicateIDs is advance's message while tool uses share an ID.

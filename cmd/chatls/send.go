@@ -150,10 +150,11 @@ func sendFileTo(file string, o sendOptions, stdout, stderr io.Writer) (int, erro
 		// Calls already wait for the user: nothing is sent (SPEC §7, exit 2).
 		return finishSend(sendPending, before, chatdoc.Parse(f.written), file, stdout)
 	}
-	// Approved calls come first, as the editor's next step would run them:
-	// the user approved them by editing FILE (or the journal has their
-	// result). Then the conversation is sent.
-	if before.Pending > before.Waiting {
+	// The next step comes first, as the editor's next-step key would take
+	// it: approved calls run (the user approved them by editing FILE, or
+	// the journal has their result), tool calls of a pasted answer get
+	// their placeholders. Then the conversation is sent.
+	if before.Pending > before.Waiting || !before.Ready {
 		var advanced map[string]any
 		if err := call("chatls.advance", &advanced); err != nil {
 			return sendFailed, errors.New(rpcMessage(err))

@@ -41,8 +41,11 @@ var encodings = []struct {
 	enc  chatdoc.Encoding
 }{{"utf-16", chatdoc.UTF16}, {"utf-8", chatdoc.UTF8}}
 
+// corpusDir holds the corpus documents, stored once for every package's tests.
+var corpusDir = filepath.Join("..", "..", "chatdoc", "testdata", "corpus")
+
 func TestFixtures(t *testing.T) {
-	corpusFiles, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.chat"))
+	corpusFiles, _ := filepath.Glob(filepath.Join(corpusDir, "*.chat"))
 	extra, _ := filepath.Glob(filepath.Join("testdata", "extra", "*.chat"))
 	corpusFiles = append(corpusFiles, extra...)
 	if len(corpusFiles) == 0 {

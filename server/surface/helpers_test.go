@@ -130,10 +130,13 @@ func spanText(doc *chatdoc.Document, s chatdoc.Span) string {
 // lines joins a document from lines with "\n" endings.
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
-// corpus reads a shared corpus document (copied into testdata/corpus).
+// corpusDir holds the corpus documents, stored once for every package's tests.
+var corpusDir = filepath.Join("..", "..", "chatdoc", "testdata", "corpus")
+
+// corpus reads a shared corpus document.
 func corpus(t testing.TB, name string) *chatdoc.Document {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "corpus", name))
+	b, err := os.ReadFile(filepath.Join(corpusDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // sprinkled with fence, marker and header fragments, invalid UTF-8 and CRs.
 func garbageDocuments(t testing.TB, n int) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.chat"))
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.chat"))
 	var seeds []string
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
