@@ -1,20 +1,6 @@
 package server
 
-import (
-	"net/url"
-	"path/filepath"
-	"strings"
-)
+import "github.com/chatls/chatls/internal/fileuri"
 
 // uriToPath converts a file:// URI to a local path; other schemes give "".
-// URIs stay strings everywhere else (go.lsp.dev/uri panics on non-file URIs).
-func uriToPath(uri string) string {
-	if !strings.HasPrefix(uri, "file://") {
-		return ""
-	}
-	u, err := url.Parse(uri)
-	if err != nil {
-		return ""
-	}
-	return filepath.Clean(u.Path)
-}
+func uriToPath(uri string) string { return fileuri.ToPath(uri) }

@@ -3,11 +3,12 @@ package lspclient
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/chatls/chatls/internal/fileuri"
 )
 
 // PathURI turns a local path into a file:// URI.
@@ -16,7 +17,7 @@ func PathURI(path string) string {
 	if err != nil {
 		abs = path
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	return fileuri.FromPath(abs)
 }
 
 // Open sends didOpen for a document with the given text.

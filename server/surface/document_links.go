@@ -1,14 +1,13 @@
 package surface
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/fileuri"
 )
 
 // DocumentLinks turns `@./file` references into links to file:// URIs,
@@ -44,15 +43,8 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 	return links
 }
 
-// fileURI builds a file:// URI by hand: go.lsp.dev/uri percent-decodes
-// wrongly (STYLE.md), and url.URL escapes spaces, '#' and '?' correctly.
-func fileURI(dir, path string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(refPath(dir, path))}
-	if !strings.HasPrefix(u.Path, "/") {
-		u.Path = "/" + u.Path // Windows drive letters: file:///C:/…
-	}
-	return u.String()
-}
+// fileURI is the URI of the file a reference names.
+func fileURI(dir, path string) string { return fileuri.FromPath(refPath(dir, path)) }
 
 // refPath is the file a reference names (SPEC §1: relative to the
 // document's directory, `~/` from home, `//` absolute).

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/chatls/chatls/internal/fileuri"
 	"github.com/chatls/chatls/internal/keyenv"
 )
 
@@ -275,13 +275,7 @@ func (s *server) close() {
 	<-s.dead
 }
 
-func fileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
+func fileURI(path string) string { return fileuri.FromPath(path) }
 
 // uriPath is the file path of a file URI ("" for other schemes).
-func uriPath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return ""
-	}
-	return u.Path
-}
+func uriPath(uri string) string { return fileuri.ToPath(uri) }
