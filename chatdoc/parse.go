@@ -26,7 +26,7 @@ func parse(text string, once bool) *Document {
 	d.setText(t, text, true)
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
-	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
+	d.Frontmatter, d.bodyStart = parseFrontmatter(text)
 	var msgs []*Message
 	msgs, d.preDiags = scanBody(text, d.bodyStart, once)
 	d.store = newMessageStore(msgs)
@@ -141,11 +141,6 @@ func (d *Document) MessageAt(offset int) *Message {
 // the first marker.
 func (d *Document) MessageIndexAt(offset int) int { return d.store.indexAt(offset) }
 
-// leadingDiags are the findings before the messages: frontmatter, then the
-// text before the first marker.
-func (d *Document) leadingDiags() []Diagnostic {
-	if len(d.preDiags) == 0 {
-		return d.fmDiags
-	}
-	return append(append([]Diagnostic(nil), d.fmDiags...), d.preDiags...)
-}
+// leadingDiags are the findings before the messages: those of the text
+// before the first marker (the frontmatter's evaluation has its own).
+func (d *Document) leadingDiags() []Diagnostic { return d.preDiags }
