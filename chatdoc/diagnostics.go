@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-
-	"github.com/chatls/chatls/internal/workers"
 )
 
 // Stable diagnostic codes. Clients and tests match on these; never rename.
@@ -126,14 +124,14 @@ func idProblems(st *messageStore, useIDsOf, resultIDsOf func() []string) ([]idFi
 // variable so that tests can lower it).
 var parallelIDsMin = 4096
 
-// both runs f and g, at once when parallel.
+// both runs f and g, at once when parallel and the program allows it.
 func both(parallel bool, f, g func()) {
-	if !parallel {
+	if !parallel || accel.Parallel == nil {
 		f()
 		g()
 		return
 	}
-	workers.Run(g, f)
+	accel.Parallel(g, f)
 }
 
 // missingFrom lists base+i for each ids[i] that known lacks.
