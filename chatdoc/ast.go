@@ -296,35 +296,15 @@ func (m *Message) more() *messageExtra {
 	return m.extra
 }
 
-// Frontmatter is the optional fenced block on line 1.
+// Frontmatter is the optional fenced block on line 1. chatdoc only finds
+// it; package frontmatter evaluates it (options, variables, its
+// diagnostics), so that parsing runs no Lua.
 type Frontmatter struct {
-	Language string // "lua" or "json" (others get a diagnostic and no options)
-	Span     Span   // opener line .. closer line incl. newline
-	Code     string // content between the fences
-	// Options are the flemma option changes in the order the script made them.
-	Options []OptionOp
-	// Vars are template variables (other globals / top-level JSON keys).
-	Vars map[string]any
-	// Error is non-empty when the frontmatter could not be evaluated
-	// completely: an unsupported language, a syntax or runtime error, a
-	// limit of the sandbox. Options then hold only what was recorded before
-	// the failure, not the document's whole intent (a later removal or deny
-	// may be missing), so a consumer must fail safe. The same text is the
-	// first frontmatter diagnostic.
-	Error string
-
-	codeStart int // offset of Code in the document
-}
-
-// OptionOp is one change to a flemma option, e.g. Path "tools.auto_approve",
-// Op "remove", Values ["grep"]. Ops: "set" (replace the list or scalar with
-// Values), "append", "prepend", "remove". Scalars are "set" with one value.
-// Keys keep Flemma's spelling (auto_approve); consumers map them.
-type OptionOp struct {
-	Path   string
-	Op     string
-	Values []any
-	Line   int // 0-based document line that made the change, for traces
+	Language  string // the opener's word: "lua" or "json" (others are the evaluator's error)
+	Span      Span   // opener line .. closer line incl. newline
+	Opener    Span   // the opener line without its line ending
+	Code      string // content between the fences
+	CodeStart int    // offset of Code in the document
 }
 
 // Document is an immutable parsed snapshot. Never mutate it after Parse.
@@ -338,7 +318,6 @@ type Document struct {
 	joined *joinedText // Text(), joined on demand
 
 	bodyStart  int          // end of the frontmatter: where messages (or ignored text) begin
-	fmDiags    []Diagnostic // frontmatter findings, kept for incremental updates
 	preDiags   []Diagnostic // findings before the first marker (an unclosed fence)
 	idFindings []idFinding  // duplicate and orphan IDs, by list index
 	ids        idIndex      // first tool use and result per ID

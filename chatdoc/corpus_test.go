@@ -144,29 +144,6 @@ func TestCorpusExpectations(t *testing.T) {
 			t.Fatalf("```inline``` read as a fence (%d fences)", n)
 		}
 	})
-	t.Run("06 Lua frontmatter ops in order", func(t *testing.T) {
-		fm := parseCorpus(t, "06-frontmatter-lua").Frontmatter
-		want := []OptionOp{
-			{Path: "tools.auto_approve", Op: "set", Values: []any{"$readonly"}, Line: 1},
-			{Path: "tools.auto_approve", Op: "remove", Values: []any{"grep"}, Line: 2},
-			{Path: "tools.auto_approve", Op: "append", Values: []any{"calculator"}, Line: 3},
-		}
-		assertOps(t, fm.Options, want)
-		if fm.Vars["recipient"] != "the platform team" {
-			t.Fatalf("vars %v", fm.Vars)
-		}
-	})
-	t.Run("07 JSON frontmatter operators", func(t *testing.T) {
-		fm := parseCorpus(t, "07-frontmatter-json").Frontmatter
-		want := []OptionOp{
-			{Path: "tools.auto_approve", Op: "append", Values: []any{"bash"}, Line: 4},
-			{Path: "tools.auto_approve", Op: "remove", Values: []any{"write"}, Line: 4},
-		}
-		assertOps(t, fm.Options, want)
-		if fm.Vars["project"] != "demo" {
-			t.Fatalf("vars %v", fm.Vars)
-		}
-	})
 	t.Run("08 every kind of error", func(t *testing.T) {
 		d := parseCorpus(t, "08-malformed")
 		c := codes(d)
@@ -243,16 +220,4 @@ func TestCorpusExpectations(t *testing.T) {
 			t.Errorf("roles %v diags %v", roles(d), d.Diagnostics())
 		}
 	})
-}
-
-func assertOps(t *testing.T, got, want []OptionOp) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("ops %+v, want %+v", got, want)
-	}
-	for i := range got {
-		if got[i].Path != want[i].Path || got[i].Op != want[i].Op || got[i].Line != want[i].Line || !slices.Equal(got[i].Values, want[i].Values) {
-			t.Fatalf("op %d: %+v, want %+v", i, got[i], want[i])
-		}
-	}
 }

@@ -4,33 +4,30 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-
-	"github.com/chatls/chatls/internal/workers"
 )
 
 // Stable diagnostic codes. Clients and tests match on these; never rename.
 const (
-	CodeInlineRoleMarker      = "inline-role-marker"
-	CodeToolUseNoFence        = "tool-use-no-fence"
-	CodeToolUseUnclosedFence  = "tool-use-unclosed-fence"
-	CodeToolInputInvalidJSON  = "tool-input-invalid-json"
-	CodeToolInputNotObject    = "tool-input-not-object"
-	CodeDuplicateToolID       = "duplicate-tool-id"
-	CodeDuplicateToolResult   = "duplicate-tool-result"
-	CodeOrphanResult          = "orphan-result"
-	CodeResultNoFence         = "result-no-fence"
-	CodeResultUnclosedFence   = "result-unclosed-fence"
-	CodeUnclosedFence         = "unclosed-fence"
-	CodeRoleMarkerInFence     = "role-marker-in-fence"
-	CodeUnknownStatus         = "unknown-status"
-	CodeConflictingStatus     = "conflicting-status"
-	CodeThinkingUnclosed      = "thinking-unclosed"
-	CodeFrontmatterLanguage   = "frontmatter-language"
-	CodeFrontmatterError      = "frontmatter-error"
-	CodeMissingFileReference  = "missing-file-reference"
-	MessageToolUseNoFence     = "Tool use requires a fenced code block with JSON input"
-	messageToolInputPrefix    = "Failed to parse tool input: "
-	messageFrontmatterLangFmt = "Unsupported frontmatter language: %s"
+	CodeInlineRoleMarker     = "inline-role-marker"
+	CodeToolUseNoFence       = "tool-use-no-fence"
+	CodeToolUseUnclosedFence = "tool-use-unclosed-fence"
+	CodeToolInputInvalidJSON = "tool-input-invalid-json"
+	CodeToolInputNotObject   = "tool-input-not-object"
+	CodeDuplicateToolID      = "duplicate-tool-id"
+	CodeDuplicateToolResult  = "duplicate-tool-result"
+	CodeOrphanResult         = "orphan-result"
+	CodeResultNoFence        = "result-no-fence"
+	CodeResultUnclosedFence  = "result-unclosed-fence"
+	CodeUnclosedFence        = "unclosed-fence"
+	CodeRoleMarkerInFence    = "role-marker-in-fence"
+	CodeUnknownStatus        = "unknown-status"
+	CodeConflictingStatus    = "conflicting-status"
+	CodeThinkingUnclosed     = "thinking-unclosed"
+	CodeFrontmatterLanguage  = "frontmatter-language" // package frontmatter's findings
+	CodeFrontmatterError     = "frontmatter-error"
+	CodeMissingFileReference = "missing-file-reference"
+	MessageToolUseNoFence    = "Tool use requires a fenced code block with JSON input"
+	messageToolInputPrefix   = "Failed to parse tool input: "
 )
 
 func diag(span Span, sev Severity, code, id, format string, args ...any) Diagnostic {
@@ -127,14 +124,14 @@ func idProblems(st *messageStore, useIDsOf, resultIDsOf func() []string) ([]idFi
 // variable so that tests can lower it).
 var parallelIDsMin = 4096
 
-// both runs f and g, at once when parallel.
+// both runs f and g, at once when parallel and the program allows it.
 func both(parallel bool, f, g func()) {
-	if !parallel {
+	if !parallel || accel.Parallel == nil {
 		f()
 		g()
 		return
 	}
-	workers.Run(g, f)
+	accel.Parallel(g, f)
 }
 
 // missingFrom lists base+i for each ids[i] that known lacks.

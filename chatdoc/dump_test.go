@@ -3,7 +3,6 @@ package chatdoc
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -18,19 +17,6 @@ func dump(d *Document) string {
 	fmt.Fprintf(&b, "newline %q, %d lines\n", d.Newline, d.Lines.LineCount())
 	if fm := d.Frontmatter; fm != nil {
 		fmt.Fprintf(&b, "frontmatter %s %s\n", fm.Language, rng(fm.Span))
-		for _, op := range fm.Options {
-			v, _ := json.Marshal(op.Values)
-			fmt.Fprintf(&b, "  option line %d: %s %s %s\n", op.Line, op.Path, op.Op, v)
-		}
-		keys := make([]string, 0, len(fm.Vars))
-		for k := range fm.Vars {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v, _ := json.Marshal(fm.Vars[k])
-			fmt.Fprintf(&b, "  var %s = %s\n", k, v)
-		}
 	}
 	for i, m := range d.Messages() {
 		fmt.Fprintf(&b, "message %d @%s %s marker %s\n", i, m.Role, rng(m.Span), rng(m.MarkerSpan))

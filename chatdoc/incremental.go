@@ -42,7 +42,7 @@ func (d *Document) Replace(s Span, text string) *Document {
 	// Line 1 is untouched (needsFullParse), so the newline style stays.
 	nd := &Document{
 		Newline: d.Newline, Lines: d.Lines.replace(s.Start, s.End, newText),
-		Frontmatter: d.Frontmatter, bodyStart: d.bodyStart, fmDiags: d.fmDiags, firstLineOpener: d.firstLineOpener,
+		Frontmatter: d.Frontmatter, bodyStart: d.bodyStart, firstLineOpener: d.firstLineOpener,
 	}
 	nd.setText(newText, "", false)
 

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/chatls/chatls/internal/jsonfast"
+	"unsafe"
 )
 
 // decodeInput decodes a tool use's JSON object and reports what is wrong.
@@ -14,18 +13,22 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	if span.Len() == 0 {
 		span = f.OpenerSpan()
 	}
-	if jsonfast.IsObjectWithin(u.RawInput, InputMaxNesting) {
-		return // the usual case, in one pass; decoded when asked for (ToolUse.Input)
+	objectWithin := isObjectWithin
+	if accel.IsObjectWithin != nil {
+		objectWithin = accel.IsObjectWithin
+	}
+	if objectWithin(u.RawInput, InputMaxNesting) {
+		return // the usual case, without decoding; decoded when asked for (ToolUse.Input)
 	}
 	// Refused: too deep (a valid prefix nests past the limit), or not an
 	// object, or not JSON; encoding/json words the last two.
-	if jsonNesting(u.RawInput) > InputMaxNesting {
+	if deepest, _ := jsonShape(u.RawInput); deepest > InputMaxNesting {
 		u.InputError = fmt.Sprintf("the input nests deeper than %d levels", InputMaxNesting)
 		s.addDiag(diag(span, SeverityError, CodeToolInputInvalidJSON, u.ID, "%s", messageToolInputPrefix+u.InputError))
 		return
 	}
 	var obj map[string]any
-	err := json.Unmarshal([]byte(u.RawInput), &obj) // what the fast reader leaves to it, and the error text
+	err := json.Unmarshal([]byte(u.RawInput), &obj) // the verdict isObjectWithin leaves to it, and the error text
 	if err == nil && obj != nil {
 		return
 	}
@@ -47,8 +50,10 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 // is not a JSON object. A plain function, so that passing it along (to a
 // validator that decodes only on a miss) allocates nothing.
 func DecodeInput(raw string) map[string]any {
-	if obj, ok := jsonfast.DecodeObject(raw); ok {
-		return obj
+	if accel.DecodeObject != nil {
+		if obj, ok := accel.DecodeObject(raw); ok {
+			return obj
+		}
 	}
 	var obj map[string]any
 	if json.Unmarshal([]byte(raw), &obj) != nil {
@@ -63,12 +68,50 @@ func DecodeInput(raw string) map[string]any {
 // request to a model) renders text that grows with the square of the depth.
 const InputMaxNesting = 100
 
-// jsonNesting is the deepest bracket nesting of s outside strings (a quick
-// linear scan before decoding).
-func jsonNesting(s string) int {
-	depth, deepest := 0, 0
+// isObjectWithin says whether raw decodes with encoding/json into a
+// map[string]any nesting at most maxDepth deep, without building the
+// values: every input of a document is checked when it is parsed, and
+// decoded only when asked for. encoding/json's validator judges the
+// syntax; what it accepts but a decode refuses — a number beyond float64 —
+// can only be written with an exponent or hundreds of digits, and such an
+// input is left to the full decode (false).
+func isObjectWithin(raw string, maxDepth int) bool {
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	if i == len(raw) || raw[i] != '{' {
+		return false
+	}
+	if deepest, bigNumber := jsonShape(raw); deepest > maxDepth || bigNumber {
+		return false
+	}
+	// json.Valid neither keeps nor changes its argument: no copy of the text.
+	return json.Valid(unsafe.Slice(unsafe.StringData(raw), len(raw)))
+}
+
+// bigDigits is a run of digits from which a number may be beyond float64
+// (its largest has 309 integer digits).
+const bigDigits = 300
+
+// jsonShape is the deepest bracket nesting of s outside strings, and
+// whether a number there has an exponent or a run of bigDigits digits (a
+// quick linear scan before validating or decoding).
+func jsonShape(s string) (deepest int, bigNumber bool) {
+	depth, digits := 0, 0
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			if digits++; digits >= bigDigits {
+				bigNumber = true
+			}
+			continue
+		}
+		if (c == 'e' || c == 'E') && digits > 0 {
+			bigNumber = true // outside strings only numbers' exponents follow a digit
+		}
+		digits = 0
+		switch c {
 		case '"':
 			for i++; i < len(s) && s[i] != '"'; i++ {
 				if s[i] == '\\' {
@@ -82,7 +125,7 @@ func jsonNesting(s string) int {
 			depth--
 		}
 	}
-	return deepest
+	return deepest, bigNumber
 }
 
 func jsonKind(v any) string {

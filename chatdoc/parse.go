@@ -3,12 +3,11 @@ package chatdoc
 import (
 	"runtime"
 	"strings"
-
-	"github.com/chatls/chatls/internal/workers"
 )
 
 // Parse reads a whole document. It never panics and runs in time linear in
-// len(text): one scan over the lines, on two cores for a large body. The
+// len(text): one scan over the lines, on two cores for a large body when
+// the program allows it (Accel.Parallel). The
 // line starts are found on the first conversion (LineIndex).
 func Parse(text string) *Document { return parse(text, false) }
 
@@ -26,7 +25,7 @@ func parse(text string, once bool) *Document {
 	d.setText(t, text, true)
 	first, _ := lineAt(text, 0)
 	_, d.firstLineOpener = frontmatterOpener(first)
-	d.Frontmatter, d.bodyStart, d.fmDiags = parseFrontmatter(text)
+	d.Frontmatter, d.bodyStart = parseFrontmatter(text)
 	var msgs []*Message
 	msgs, d.preDiags = scanBody(text, d.bodyStart, once)
 	d.store = newMessageStore(msgs)
@@ -49,7 +48,7 @@ var parallelParseMin = 1 << 20
 // sequential result; otherwise the first scan simply goes on to the end.
 func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnostic) {
 	split := -1
-	if len(text)-bodyStart >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 {
+	if len(text)-bodyStart >= parallelParseMin && runtime.GOMAXPROCS(0) > 1 && accel.Parallel != nil {
 		split = markerNear(text, bodyStart+(len(text)-bodyStart)/2)
 	}
 	s := newBodyScanner(text, batched)
@@ -59,7 +58,7 @@ func scanBody(text string, bodyStart int, batched bool) ([]*Message, []Diagnosti
 	}
 	var first, second []*Message
 	var end int
-	workers.Run(func() {
+	accel.Parallel(func() {
 		first, end = s.scan(bodyStart, func(p int) bool { return p == split })
 	}, func() {
 		second, _ = newBodyScanner(text, batched).scan(split, nil)
@@ -141,11 +140,6 @@ func (d *Document) MessageAt(offset int) *Message {
 // the first marker.
 func (d *Document) MessageIndexAt(offset int) int { return d.store.indexAt(offset) }
 
-// leadingDiags are the findings before the messages: frontmatter, then the
-// text before the first marker.
-func (d *Document) leadingDiags() []Diagnostic {
-	if len(d.preDiags) == 0 {
-		return d.fmDiags
-	}
-	return append(append([]Diagnostic(nil), d.fmDiags...), d.preDiags...)
-}
+// leadingDiags are the findings before the messages: those of the text
+// before the first marker (the frontmatter's evaluation has its own).
+func (d *Document) leadingDiags() []Diagnostic { return d.preDiags }

@@ -1,7 +1,6 @@
 package chatdoc
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,45 +69,6 @@ func TestPathologicalInputsAreLinear(t *testing.T) {
 			return "@Assistant:\n<thinking>\n" + strings.Repeat("@Your:\n", n) + "**Tool Use:** `a` (`b`)\n```json\n[" +
 				strings.Repeat("[", n) + "\n```\n"
 		}, 100000/2/scale, 5*time.Second)
-	})
-}
-
-// Frontmatter is evaluated on every parse that touches it, so it must be
-// linear too: many options, many errors, deep nesting (an error, quickly).
-func TestPathologicalFrontmatterIsLinear(t *testing.T) {
-	scale := 1
-	if testing.Short() {
-		scale = 4
-	}
-	jsonKeys := func(value string) func(n int) string {
-		return func(n int) string {
-			var b strings.Builder
-			b.WriteString("```json\n{\"flemma\": {\n")
-			for i := range n {
-				fmt.Fprintf(&b, "\"k%d\": %s,\n", i, value)
-			}
-			b.WriteString("\"last\": 1}}\n```\n@You:\nhi\n")
-			return b.String()
-		}
-	}
-	t.Run("JSON frontmatter with many options", func(t *testing.T) {
-		assertLinear(t, jsonKeys("[\"a\", \"b\"]"), 3000/scale, 5*time.Second)
-	})
-	t.Run("JSON frontmatter with many errors", func(t *testing.T) {
-		assertLinear(t, jsonKeys("{\"$bad\": 1}"), 3000/scale, 5*time.Second)
-	})
-	t.Run("JSON frontmatter nested deeper than the limit", func(t *testing.T) {
-		assertLinear(t, func(n int) string {
-			return "```json\n{\"flemma\":" + strings.Repeat("{\"a\":", n) + "1" + strings.Repeat("}", n+1) + "\n```\n@You:\n"
-		}, 20000/scale, 5*time.Second)
-	})
-	t.Run("JSON frontmatter of brackets only", func(t *testing.T) {
-		assertLinear(t, func(n int) string { return "```json\n" + strings.Repeat("[", n) + "\n```\n@You:\n" }, 600000/scale, 5*time.Second)
-	})
-	t.Run("Lua frontmatter with many options", func(t *testing.T) {
-		assertLinear(t, func(n int) string {
-			return "```lua\n" + strings.Repeat("flemma.opt.tools.deny:append(\"x\")\n", n) + "```\n@You:\n"
-		}, 800/scale, 5*time.Second)
 	})
 }
 

@@ -6,17 +6,16 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/cycle"
 )
 
 // An answer streamed into a document the way the server writes it
-// (cycle.Response) is read back as the same message, and the next request
+// (chatdoc.Response) is read back as the same message, and the next request
 // carries its signed thinking and tool uses to the same provider: what
 // Flemma needs to continue the file, and what Anthropic needs to accept it.
 func TestStreamedAnswerGoesBackSigned(t *testing.T) {
 	srv := newReplay(t, reply{status: 200, body: sse(t, "anthropic-tool.sse")})
 	question := "@You:\nlist the files\n"
-	var resp cycle.Response
+	var resp chatdoc.Response
 	doc := question + resp.Start(question)
 	c, _, err := send(t, &Request{API: "anthropic", Model: "claude-sonnet-4-6", Prompt: simplePrompt(), Conn: Conn{BaseURL: srv.URL, Key: "k"}})
 	if err != nil {
@@ -29,7 +28,7 @@ func TestStreamedAnswerGoesBackSigned(t *testing.T) {
 		case EventToolUse:
 			doc += resp.ToolUse(ev.Tool.Name, ev.Tool.ID, ev.Tool.Input)
 		case EventThinking:
-			resp.Thinking(cycle.ResponseThinking{Text: ev.Thinking.Text, Signature: ev.Thinking.Signature, Redacted: ev.Thinking.Redacted})
+			resp.Thinking(chatdoc.ResponseThinking{Text: ev.Thinking.Text, Signature: ev.Thinking.Signature, Redacted: ev.Thinking.Redacted})
 		}
 	}
 	doc += resp.End("")

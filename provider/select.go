@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/frontmatter"
 )
 
 // DefaultProvider is the provider used when nothing chooses one (Flemma's).
@@ -121,7 +121,7 @@ var connectionKeys = map[string]bool{"providers": true, "base_url": true, "baseu
 // `PROVIDER/MODEL;k=v` names its provider and adds parameters that win
 // over the general ones. Options that would say where the request goes
 // are ignored and reported.
-func Select(eff config.Effective, entries map[string]Entry, fm []chatdoc.OptionOp) (Selection, []SelectProblem, error) {
+func Select(eff config.Effective, entries map[string]Entry, fm []frontmatter.OptionOp) (Selection, []SelectProblem, error) {
 	providerName, model := eff.Provider, eff.Model
 	params := cloneTable(eff.Parameters)
 	var problems []SelectProblem

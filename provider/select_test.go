@@ -10,16 +10,17 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/google/go-cmp/cmp"
 )
 
-func frontmatterOps(t *testing.T, lua string) []chatdoc.OptionOp {
+func frontmatterOps(t *testing.T, lua string) []frontmatter.OptionOp {
 	t.Helper()
 	d := chatdoc.Parse("```lua\n" + lua + "\n```\n@You:\nhi\n")
-	if d.Frontmatter == nil || d.Frontmatter.Error != "" {
-		t.Fatalf("frontmatter: %+v", d.Frontmatter)
+	if ev := frontmatter.Evaluate(d.Frontmatter); d.Frontmatter == nil || ev.Error != "" {
+		t.Fatalf("frontmatter: %+v %+v", d.Frontmatter, ev)
 	}
-	return d.Frontmatter.Options
+	return frontmatter.Evaluate(d.Frontmatter).Options
 }
 
 func mustEntries(t *testing.T, cfg map[string]config.ProviderSettings) map[string]Entry {

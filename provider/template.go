@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/luavm"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -51,7 +52,7 @@ func (b *promptBuilder) templates() *templateEnv {
 	if b.tmpl != nil {
 		return b.tmpl
 	}
-	env := &templateEnv{vm: chatdoc.TemplateVM(b.doc.Frontmatter)}
+	env := &templateEnv{vm: frontmatter.TemplateVM(b.doc.Frontmatter)}
 	L := env.vm.L
 	env.vm.Reserve("__emit")
 	env.vm.Reserve("__emit_value")

@@ -9,6 +9,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 )
@@ -176,7 +177,7 @@ func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Sp
 	if ds != nil {
 		diags = s.cachedDiagnostics(ds, doc, false)
 	} else {
-		diags = doc.Diagnostics()
+		diags = frontmatter.Diagnostics(doc)
 	}
 	for _, d := range diags {
 		if d.Span.End < span.Start || d.Span.Start > span.End {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
@@ -79,7 +80,7 @@ func (s *Server) cachedDiagnostics(ds *docState, doc *chatdoc.Document, fresh bo
 
 // documentDiagnostics gathers parse, tool and session diagnostics.
 func (s *Server) documentDiagnostics(ds *docState, doc *chatdoc.Document) []chatdoc.Diagnostic {
-	diags := append([]chatdoc.Diagnostic(nil), doc.Diagnostics()...)
+	diags := frontmatter.Diagnostics(doc)
 	var nameAt map[chatdoc.Span]string // tool-use name spans, for unknown tools
 	onTarget := tools.OnTarget{Registry: s.registry, Target: s.targetFor(ds, doc)}
 	for _, d := range ds.toolDiags.Diagnostics(doc, onTarget, onTarget.Stamp()) {

@@ -206,7 +206,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 		defer close(writer)
 		s.writeStream(ds, st, stop)
 	}()
-	var resp cycle.Response
+	var resp chatdoc.Response
 	var toolUses []*provider.ToolCall
 	token := fmt.Sprintf("chatls/send/%s", time.Now().Format("150405.000"))
 	progress := workdone.New(progressClient{s}, token, "chatls: "+req.Model)
@@ -241,7 +241,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 			text = resp.ToolUse(ev.Tool.Name, ev.Tool.ID, ev.Tool.Input)
 			toolUses = append(toolUses, ev.Tool)
 		case provider.EventThinking:
-			resp.Thinking(cycle.ResponseThinking{Text: ev.Thinking.Text, Signature: ev.Thinking.Signature, Redacted: ev.Thinking.Redacted})
+			resp.Thinking(chatdoc.ResponseThinking{Text: ev.Thinking.Text, Signature: ev.Thinking.Signature, Redacted: ev.Thinking.Redacted})
 		case provider.EventUsage:
 			if ev.Usage.OutputTokens > tokens {
 				tokens = ev.Usage.OutputTokens
@@ -283,7 +283,7 @@ func (s *Server) stream(ctx context.Context, ds *docState, st *streamState, send
 			s.showMessage(lspext.MessageWarning, "chatls: the answer was cut at max_tokens; raise parameters.max_tokens to get the rest")
 		}
 	case errors.Is(context.Cause(ctx), errCancelledByUser) || ctx.Err() != nil:
-		outcome, abort = usagelog.Cancelled, cycle.AbortedByUser
+		outcome, abort = usagelog.Cancelled, chatdoc.AbortedByUser
 	default:
 		outcome, abort = usagelog.Error, oneLine(err.Error())
 	}

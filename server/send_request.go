@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/lspext"
 	"github.com/chatls/chatls/tools"
@@ -32,9 +33,9 @@ func (s *Server) buildRequest(ctx context.Context, ds *docState, doc *chatdoc.Do
 	if err != nil {
 		return nil, err
 	}
-	var ops []chatdoc.OptionOp
+	var ops []frontmatter.OptionOp
 	if doc.Frontmatter != nil {
-		ops = doc.Frontmatter.Options
+		ops = frontmatter.Evaluate(doc.Frontmatter).Options
 	}
 	sel, ignored, err := provider.Select(eff, entries, ops)
 	for _, p := range ignored {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -27,7 +28,7 @@ type targetPool struct {
 func chooseTarget(eff config.Effective, doc *chatdoc.Document, trusted func() bool, pool *targetPool) *tools.TargetEnv {
 	name, fromDocument := eff.Target, false
 	if doc != nil && doc.Frontmatter != nil {
-		for _, op := range doc.Frontmatter.Options {
+		for _, op := range frontmatter.Evaluate(doc.Frontmatter).Options {
 			if op.Path == "target" && op.Op == "set" && len(op.Values) == 1 {
 				if s, ok := op.Values[0].(string); ok {
 					name, fromDocument = s, true

@@ -15,6 +15,7 @@ import (
 	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/server/surface"
@@ -65,7 +66,7 @@ func newCheckToolSet(cfg custom.Config, stderr io.Writer) *checkToolSet {
 
 func (c *checkToolSet) diagnostics(doc *chatdoc.Document) []chatdoc.Diagnostic {
 	c.loadFor(doc)
-	diags := append(slices.Clone(doc.Diagnostics()), surface.ToolDiagnosticsParallel(doc, c.reg)...)
+	diags := append(frontmatter.Diagnostics(doc), surface.ToolDiagnosticsParallel(doc, c.reg)...)
 	for k, d := range diags {
 		if d.Code != surface.CodeUnknownTool {
 			continue

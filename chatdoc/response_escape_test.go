@@ -1,11 +1,9 @@
-package cycle
+package chatdoc
 
 import (
 	"math/rand"
 	"strings"
 	"testing"
-
-	"github.com/chatls/chatls/chatdoc"
 )
 
 // answer writes a streamed answer as the server does: the header, the text
@@ -29,7 +27,7 @@ func answer(pieces []string, withCall bool, abort string) string {
 // @You: with no results; the document ends with "\n\n@You:\n\n".
 func checkOneAnswer(t *testing.T, doc string, withCall bool, abort string) {
 	t.Helper()
-	d := chatdoc.Parse(doc)
+	d := Parse(doc)
 	ms := d.Messages()
 	if len(ms) != 3 || ms[0].Role != "You" || ms[1].Role != "Assistant" || ms[2].Role != "You" {
 		t.Fatalf("messages of\n%s\n%+v", doc, ms)

@@ -1,10 +1,8 @@
-package cycle
+package chatdoc
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/chatls/chatls/chatdoc"
 )
 
 // What a response writes reads back as the same message: text, tool uses
@@ -17,9 +15,9 @@ func TestResponseReadsBack(t *testing.T) {
 	out += r.Text("I'll look.")
 	out += r.ToolUse("bash", "toolu_01", `{"command":"ls"}`)
 	out += r.ToolUse("fs:read_file", "toolu_02", "{\"path\":\"a```b\"}")
-	r.Thinking(ResponseThinking{Text: "  The user wants files.\n", Signature: &chatdoc.ThinkingSignature{Provider: "anthropic", Value: "sig=="}})
+	r.Thinking(ResponseThinking{Text: "  The user wants files.\n", Signature: &ThinkingSignature{Provider: "anthropic", Value: "sig=="}})
 	r.Thinking(ResponseThinking{Text: "opaque-data", Redacted: true})
-	r.Thinking(ResponseThinking{Signature: &chatdoc.ThinkingSignature{Provider: "vertex", Value: "v1"}})
+	r.Thinking(ResponseThinking{Signature: &ThinkingSignature{Provider: "vertex", Value: "v1"}})
 	out += r.End("")
 	want := "@You:\nlist the files\n\n@Assistant:\nI'll look.\n\n**Tool Use:** `bash` (`toolu_01`)\n\n```json\n{\"command\":\"ls\"}\n```\n\n" +
 		"**Tool Use:** `fs:read_file` (`toolu_02`)\n\n````json\n{\"path\":\"a```b\"}\n````\n\n" +
@@ -28,7 +26,7 @@ func TestResponseReadsBack(t *testing.T) {
 	if out != want {
 		t.Fatalf("got\n%q\nwant\n%q", out, want)
 	}
-	doc := chatdoc.Parse(out)
+	doc := Parse(out)
 	if len(doc.Diagnostics()) != 0 {
 		t.Errorf("diagnostics: %+v", doc.Diagnostics())
 	}
@@ -58,7 +56,7 @@ func TestResponseAbortAndHeaders(t *testing.T) {
 	if !strings.HasSuffix(out, "Half an ans\n\n<!-- flemma:aborted: Response interrupted by the user. -->\n\n@You:\n\n") {
 		t.Fatalf("%q", out)
 	}
-	doc := chatdoc.Parse(out)
+	doc := Parse(out)
 	if a := doc.Messages()[1]; a.Abort() == nil || doc.Slice(a.Abort().Span.Start, a.Abort().Span.End) == "" {
 		t.Errorf("abort marker not read back: %+v", a)
 	}

@@ -1,4 +1,4 @@
-package chatdoc
+package frontmatter
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
 // Limits of JSON frontmatter. Options are a few levels deep (tools.bash.
@@ -36,7 +38,7 @@ var jsonOperators = []struct{ key, op string }{
 
 var errJSONTooDeep = fmt.Errorf("nested more than %d levels deep", jsonMaxDepth)
 
-func evaluateJSON(fm *Frontmatter) []Diagnostic {
+func evaluateJSON(fm *source) []chatdoc.Diagnostic {
 	lines := newCodeLines(fm)
 	dec := json.NewDecoder(strings.NewReader(fm.Code))
 	root, err := decodeJSONNode(dec, 0)
@@ -51,12 +53,12 @@ func evaluateJSON(fm *Frontmatter) []Diagnostic {
 		if errors.As(err, &syn) {
 			offset = int(syn.Offset)
 		}
-		return []Diagnostic{diag(lines.span(lines.lineOf(offset)), SeverityError, CodeFrontmatterError, "",
+		return []chatdoc.Diagnostic{diag(lines.span(lines.lineOf(offset)), chatdoc.SeverityError, chatdoc.CodeFrontmatterError, "",
 			"Frontmatter error: %v", err)}
 	}
 	if !root.isObj {
 		// As Flemma: a warning, the document is usable without variables.
-		return []Diagnostic{diag(Span{0, fm.codeStart - 1}, SeverityWarning, CodeFrontmatterError, "",
+		return []chatdoc.Diagnostic{diag(chatdoc.Span{Start: 0, End: fm.codeStart - 1}, chatdoc.SeverityWarning, chatdoc.CodeFrontmatterError, "",
 			"Frontmatter must be an object, got %s", root.kind())}
 	}
 	j := jsonOptions{fm: fm, lines: lines}
@@ -165,11 +167,11 @@ func (n *jsonNode) plain() any {
 // walked is kept as a stack of keys and joined only when an option or an
 // error needs it, so deep or wide objects cost time linear in their size.
 type jsonOptions struct {
-	fm    *Frontmatter
+	fm    *source
 	lines *codeLines
 	keys  []string // path from the option root ("flemma" or "chatls" excluded)
 	size  int      // len(path())
-	diags []Diagnostic
+	diags []chatdoc.Diagnostic
 }
 
 // line is the 1-based code line of the member's key, else of the value's end.
@@ -183,7 +185,7 @@ func (j *jsonOptions) line(n *jsonNode) int {
 func (j *jsonOptions) path() string { return strings.Join(j.keys, ".") }
 
 func (j *jsonOptions) fail(n *jsonNode, format string, args ...any) {
-	j.diags = append(j.diags, diag(j.lines.span(j.line(n)), SeverityError, CodeFrontmatterError, "",
+	j.diags = append(j.diags, diag(j.lines.span(j.line(n)), chatdoc.SeverityError, chatdoc.CodeFrontmatterError, "",
 		"Frontmatter error: "+format, args...))
 }
 

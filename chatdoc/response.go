@@ -1,9 +1,7 @@
-package cycle
+package chatdoc
 
 import (
 	"strings"
-
-	"github.com/chatls/chatls/chatdoc"
 )
 
 // Response builds the text of a streamed `@Assistant:` message in the
@@ -15,7 +13,7 @@ import (
 // The model's text never creates structure (SPEC §1): a line of it that
 // would read as a role marker, a tool or result header, an abort marker or
 // a thinking opener outside a fence is written with one leading space
-// (chatdoc.ReadStreamedLine). Text arrives split anywhere, so the start of
+// (ReadStreamedLine). Text arrives split anywhere, so the start of
 // such a line is held back until it is decided — at most the current
 // line, and only while it begins with `@`, `*` or `<` — and a fence the
 // model opened is closed before chatls writes a block of its own, so it
@@ -43,8 +41,8 @@ type fenceLine struct {
 // ResponseThinking is a finished reasoning block of the answer.
 type ResponseThinking struct {
 	Text      string
-	Signature *chatdoc.ThinkingSignature // nil: none
-	Redacted  bool                       // Text is the opaque data
+	Signature *ThinkingSignature // nil: none
+	Redacted  bool               // Text is the opaque data
 }
 
 // AbortedByUser is the marker text of a cancelled response (SPEC §7).
@@ -87,12 +85,12 @@ func (r *Response) Text(s string) string {
 		}
 		if r.hold {
 			r.held += body
-			reading := chatdoc.ReadStreamedLine(r.held, nl >= 0)
-			if reading == chatdoc.LineOpen {
+			reading := ReadStreamedLine(r.held, nl >= 0)
+			if reading == LineOpen {
 				continue // no line ending in part: s is empty
 			}
 			line := r.held
-			if reading == chatdoc.LineStructure {
+			if reading == LineStructure {
 				line = " " + line
 			}
 			r.held, r.hold = "", false
@@ -155,7 +153,7 @@ func (r *Response) settle() string {
 	var out string
 	if r.hold {
 		line := r.held
-		if chatdoc.ReadStreamedLine(line, true) == chatdoc.LineStructure {
+		if ReadStreamedLine(line, true) == LineStructure {
 			line = " " + line
 		}
 		r.held, r.hold = "", false

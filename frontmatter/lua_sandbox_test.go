@@ -1,4 +1,4 @@
-package chatdoc
+package frontmatter
 
 import (
 	"runtime"
@@ -6,10 +6,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
 // luaRun evaluates code as a Lua frontmatter and returns the frontmatter.
-func luaRun(t *testing.T, code string) *Frontmatter {
+func luaRun(t *testing.T, code string) *Evaluation {
 	t.Helper()
 	d := frontmatterDoc("lua", code)
 	if d.Frontmatter == nil || len(d.Messages()) != 1 {
@@ -262,7 +264,7 @@ func TestFrontmatterErrorIsExposed(t *testing.T) {
 	if !strings.Contains(fm.Error, "ran too long") || len(fm.Options) != 1 {
 		t.Fatalf("error %q options %v", fm.Error, fm.Options)
 	}
-	if dg := fmDiag(t, d); dg.Message != fm.Error || dg.Severity != SeverityError {
+	if dg := fmDiag(t, d); dg.Message != fm.Error || dg.Severity != chatdoc.SeverityError {
 		t.Fatalf("diagnostic %+v", dg)
 	}
 	for lang, code := range map[string]string{"json": `{"flemma": [`, "yaml": "a: 1"} {

@@ -1,4 +1,4 @@
-package chatdoc
+package frontmatter
 
 import (
 	"strconv"
@@ -13,7 +13,7 @@ import (
 // never sees, so list values are proxies whose operations are recorded
 // relative to the inherited list (SPEC §1, §4).
 type optRecorder struct {
-	fm        *Frontmatter
+	fm        *source
 	vm        *luavm.VM // what the recorder builds is charged like the script's own objects
 	L         *lua.LState
 	pathMeta  *lua.LTable

@@ -1,18 +1,20 @@
-package chatdoc
+package frontmatter
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
 // codeLines maps offsets in frontmatter code to lines and back in
 // O(log n), so reporting many options or errors stays linear overall.
 type codeLines struct {
-	fm  *Frontmatter
+	fm  *source
 	nls []int // offsets of the '\n' bytes of fm.Code
 }
 
-func newCodeLines(fm *Frontmatter) *codeLines {
+func newCodeLines(fm *source) *codeLines {
 	c := &codeLines{fm: fm}
 	for i := 0; ; {
 		j := strings.IndexByte(fm.Code[i:], '\n')
@@ -32,9 +34,9 @@ func (c *codeLines) lineOf(offset int) int {
 
 // span is the span in the document of code line `line` (1-based) without
 // its line ending and trailing spaces; out-of-range lines give the opener.
-func (c *codeLines) span(line int) Span {
+func (c *codeLines) span(line int) chatdoc.Span {
 	code := c.fm.Code
-	opener := Span{0, c.fm.codeStart - 1}
+	opener := chatdoc.Span{Start: 0, End: c.fm.codeStart - 1}
 	if line < 1 || line > len(c.nls)+1 {
 		return opener
 	}
@@ -50,5 +52,8 @@ func (c *codeLines) span(line int) Span {
 		return opener
 	}
 	end = start + len(trimSpaceRight(code[start:end]))
-	return Span{c.fm.codeStart + start, c.fm.codeStart + end}
+	return chatdoc.Span{Start: c.fm.codeStart + start, End: c.fm.codeStart + end}
 }
+
+// trimSpaceRight drops the spaces chatdoc's lines ignore at their end.
+func trimSpaceRight(s string) string { return strings.TrimRight(s, " \t\r\v\f") }

@@ -1,24 +1,26 @@
-package chatdoc
+package frontmatter
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
-func frontmatterDoc(lang, code string) *Document {
-	return Parse("```" + lang + "\n" + code + "\n```\n@You:\nhi\n")
+func frontmatterDoc(lang, code string) evaluated {
+	return parse("```" + lang + "\n" + code + "\n```\n@You:\nhi\n")
 }
 
-func fmDiag(t *testing.T, d *Document) Diagnostic {
+func fmDiag(t *testing.T, d evaluated) chatdoc.Diagnostic {
 	t.Helper()
 	for _, dg := range d.Diagnostics() {
-		if dg.Code == CodeFrontmatterError || dg.Code == CodeFrontmatterLanguage {
+		if dg.Code == chatdoc.CodeFrontmatterError || dg.Code == chatdoc.CodeFrontmatterLanguage {
 			return dg
 		}
 	}
 	t.Fatalf("no frontmatter diagnostic in %v", d.Diagnostics())
-	return Diagnostic{}
+	return chatdoc.Diagnostic{}
 }
 
 func TestLuaFrontmatterOptions(t *testing.T) {
@@ -79,7 +81,7 @@ func TestLuaFrontmatterSandbox(t *testing.T) {
 				t.Fatalf("took %v", el)
 			}
 			dg := fmDiag(t, d)
-			if dg.Severity != SeverityError || !strings.Contains(dg.Message, tt.want) || !strings.HasPrefix(dg.Message, "Frontmatter error: ") {
+			if dg.Severity != chatdoc.SeverityError || !strings.Contains(dg.Message, tt.want) || !strings.HasPrefix(dg.Message, "Frontmatter error: ") {
 				t.Fatalf("diagnostic %+v", dg)
 			}
 			if tt.line > 0 && d.Lines.LineOf(dg.Span.Start) != tt.line {
@@ -125,7 +127,7 @@ func TestJSONFrontmatterNotObject(t *testing.T) {
 	for code, kind := range map[string]string{"[1, 2]": "array", `"x"`: "string", "3.5": "number", "true": "boolean", "null": "null"} {
 		d := frontmatterDoc("json", code)
 		dg := fmDiag(t, d)
-		if dg.Severity != SeverityWarning || dg.Message != "Frontmatter must be an object, got "+kind || len(d.Messages()) != 1 {
+		if dg.Severity != chatdoc.SeverityWarning || dg.Message != "Frontmatter must be an object, got "+kind || len(d.Messages()) != 1 {
 			t.Fatalf("%s: %+v", code, dg)
 		}
 	}
@@ -139,7 +141,7 @@ func TestJSONFrontmatterErrors(t *testing.T) {
 		"trailing data":    `{} {}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if dg := fmDiag(t, frontmatterDoc("json", code)); dg.Severity != SeverityError {
+			if dg := fmDiag(t, frontmatterDoc("json", code)); dg.Severity != chatdoc.SeverityError {
 				t.Fatalf("%+v", dg)
 			}
 		})
@@ -148,19 +150,19 @@ func TestJSONFrontmatterErrors(t *testing.T) {
 
 func TestFrontmatterShapes(t *testing.T) {
 	d := frontmatterDoc("yaml", "a: 1")
-	if dg := fmDiag(t, d); dg.Message != "Unsupported frontmatter language: yaml" || d.Frontmatter.Language != "yaml" {
+	if dg := fmDiag(t, d); dg.Message != "Unsupported frontmatter language: yaml" || d.Document.Frontmatter.Language != "yaml" {
 		t.Fatalf("%+v", dg)
 	}
 	// Unclosed: no frontmatter; the messages are still read (as Flemma).
-	if d := Parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
+	if d := parse("```lua\nflemma.opt.x = 1\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
 		t.Fatalf("unclosed frontmatter read: %+v", d.Frontmatter)
 	}
 	// Not on line 1: an ordinary fence before the first marker.
-	if d := Parse("\n```lua\nx = 1\n```\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
+	if d := parse("\n```lua\nx = 1\n```\n@You:\nhi\n"); d.Frontmatter != nil || len(d.Messages()) != 1 {
 		t.Fatal("frontmatter accepted after line 1")
 	}
 	// CRLF frontmatter.
-	if d := Parse("```lua\r\nflemma.opt.x = 1\r\n```\r\n@You:\r\n"); d.Frontmatter == nil || len(d.Frontmatter.Options) != 1 || len(d.Messages()) != 1 {
+	if d := parse("```lua\r\nflemma.opt.x = 1\r\n```\r\n@You:\r\n"); d.Frontmatter == nil || len(d.Frontmatter.Options) != 1 || len(d.Messages()) != 1 {
 		t.Fatalf("CRLF frontmatter: %+v", d.Frontmatter)
 	}
 }

@@ -1,4 +1,4 @@
-package chatdoc
+package frontmatter
 
 import (
 	"strconv"
@@ -29,10 +29,10 @@ func smallLuaLimits(t *testing.T) {
 // assertLuaSane fails on what must never happen: a Go panic inside the
 // sandbox (reported by gopher-lua as "runtime error"), or a run past the
 // limits.
-func assertLuaSane(t *testing.T, code string) *Frontmatter {
+func assertLuaSane(t *testing.T, code string) *Evaluation {
 	t.Helper()
 	start := time.Now()
-	d := Parse("```lua\n" + code + "\n```\n@You:\n")
+	d := parse("```lua\n" + code + "\n```\n@You:\n")
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("took %v", el)
 	}

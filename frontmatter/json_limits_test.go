@@ -1,4 +1,4 @@
-package chatdoc
+package frontmatter
 
 import (
 	"runtime"
