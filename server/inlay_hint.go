@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/server/surface"
 	"github.com/chatls/chatls/tools"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) inlayHints(ctx context.Context, p lspext.InlayHintParams, snap 
 	hints := []lspext.InlayHint{}
 	add := func(off int, label, tooltip string) {
 		hints = append(hints, lspext.InlayHint{
-			Position:    lspPosition(doc.Lines.Position(off, snap.enc)),
+			Position:    surface.LSPPosition(doc.Lines.Position(off, snap.enc)),
 			Label:       label,
 			PaddingLeft: true,
 			Tooltip:     tooltip,

@@ -5,20 +5,17 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/server/surface"
 )
 
-// All conversion between LSP positions and the document's is here; the
-// encoding (utf-16, utf-8 or utf-32) is negotiated in initialize and the
-// counting itself is chatdoc's (chatdoc.LineIndex).
+// The server's conversions between LSP positions and the document's: the
+// way out is surface's (surface.LSPRange), the counting chatdoc's
+// (chatdoc.LineIndex); the encoding (utf-16, utf-8 or utf-32) is
+// negotiated in initialize.
 
 // lspRange is the LSP range of a byte span of doc.
 func lspRange(doc *chatdoc.Document, span chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
-	r := doc.Range(span, enc)
-	return protocol.Range{Start: lspPosition(r.Start), End: lspPosition(r.End)}
-}
-
-func lspPosition(p chatdoc.Position) protocol.Position {
-	return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Character)}
+	return surface.LSPRange(doc, span, enc)
 }
 
 // docRange is an LSP range in chatdoc's terms (resolved against a snapshot

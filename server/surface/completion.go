@@ -58,7 +58,7 @@ func Completion(doc *chatdoc.Document, enc chatdoc.Encoding, pos chatdoc.Positio
 	before := text.str(ls, off)
 	wordEnd := scanWordEnd(text.str(off, le), off)
 	edit := func(start, end int, newText string) *protocol.TextEdit {
-		return &protocol.TextEdit{Range: lspRange(doc, chatdoc.Span{Start: start, End: end}, enc), NewText: newText}
+		return &protocol.TextEdit{Range: LSPRange(doc, chatdoc.Span{Start: start, End: end}, enc), NewText: newText}
 	}
 
 	if m := fenceStatusBefore.FindStringSubmatchIndex(before); m != nil {

@@ -34,7 +34,7 @@ func DocumentLinks(doc *chatdoc.Document, enc chatdoc.Encoding, docDir string) [
 				span.Start++
 			}
 			links = append(links, protocol.DocumentLink{
-				Range:   lspRange(doc, span, enc),
+				Range:   LSPRange(doc, span, enc),
 				Target:  protocol.DocumentURI(fileURI(docDir, ref.Path)),
 				Tooltip: "Open " + displayText(ref.Path),
 			})

@@ -16,12 +16,15 @@ func clampSpan(text string, s chatdoc.Span) chatdoc.Span {
 	return s
 }
 
-func lspPosition(p chatdoc.Position) protocol.Position {
+// LSPPosition is p on the wire; a negative line or character (a stale
+// computation) becomes 0. It and LSPRange are the one conversion from the
+// document's positions to LSP's, for surface and server alike.
+func LSPPosition(p chatdoc.Position) protocol.Position {
 	return protocol.Position{Line: uint32(max(p.Line, 0)), Character: uint32(max(p.Character, 0))}
 }
 
-// lspRange maps a byte span to an LSP range in the negotiated encoding.
-func lspRange(doc *chatdoc.Document, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
+// LSPRange maps a byte span to an LSP range in the negotiated encoding.
+func LSPRange(doc *chatdoc.Document, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
 	return lspRangeVia(doc.Lines.Cursor(), s, enc)
 }
 
@@ -29,7 +32,7 @@ func lspRange(doc *chatdoc.Document, s chatdoc.Span, enc chatdoc.Encoding) proto
 // of many nodes in document order (symbols: four conversions per node).
 func lspRangeVia(cur *chatdoc.LineCursor, s chatdoc.Span, enc chatdoc.Encoding) protocol.Range {
 	r := cur.Range(chatdoc.Span{Start: s.Start, End: max(s.End, s.Start)}, enc) // Range clamps to the text
-	return protocol.Range{Start: lspPosition(r.Start), End: lspPosition(r.End)}
+	return protocol.Range{Start: LSPPosition(r.Start), End: LSPPosition(r.End)}
 }
 
 // offsetAt maps an LSP position to a byte offset (clamped by the mapper).

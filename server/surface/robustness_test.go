@@ -105,7 +105,7 @@ func checkEverything(t *testing.T, i int, doc *chatdoc.Document, enc chatdoc.Enc
 		t.Fatalf("doc %d: %v", i, err)
 	}
 	for _, d := range diags {
-		if err := lspcheck.Range(doc, enc, lspRange(doc, d.Span, enc)); err != nil && d.Span != (chatdoc.Span{}) {
+		if err := lspcheck.Range(doc, enc, LSPRange(doc, d.Span, enc)); err != nil && d.Span != (chatdoc.Span{}) {
 			t.Fatalf("doc %d: diagnostic %q: %v", i, d.Message, err)
 		}
 	}

@@ -18,19 +18,19 @@ func SelectionRanges(doc *chatdoc.Document, enc chatdoc.Encoding, positions []ch
 	out := make([]protocol.SelectionRange, 0, len(positions))
 	for _, pos := range positions {
 		if doc == nil {
-			out = append(out, protocol.SelectionRange{Range: protocol.Range{Start: lspPosition(pos), End: lspPosition(pos)}})
+			out = append(out, protocol.SelectionRange{Range: protocol.Range{Start: LSPPosition(pos), End: LSPPosition(pos)}})
 			continue
 		}
 		off := offsetAt(doc, pos, enc)
 		chain := nestedSpans(doc, off)
 		if len(chain) == 0 {
-			p := lspPosition(doc.Lines.Position(off, enc))
+			p := LSPPosition(doc.Lines.Position(off, enc))
 			out = append(out, protocol.SelectionRange{Range: protocol.Range{Start: p, End: p}})
 			continue
 		}
 		var parent *protocol.SelectionRange
 		for i := len(chain) - 1; i >= 0; i-- {
-			parent = &protocol.SelectionRange{Range: lspRange(doc, chain[i], enc), Parent: parent}
+			parent = &protocol.SelectionRange{Range: LSPRange(doc, chain[i], enc), Parent: parent}
 		}
 		out = append(out, *parent)
 	}
