@@ -158,7 +158,14 @@ func (s *Server) applyEdit(params lspext.ApplyWorkspaceEditParams) <-chan applyR
 	out := make(chan applyReply, 1)
 	go func() {
 		var res lspext.ApplyWorkspaceEditResult
-		err := s.call("workspace/applyEdit", params, &res, applyEditReplyTimeout)
+		timeout := applyEditReplyTimeout
+		if s.answered.Load() {
+			timeout = max(timeout, slowReplyTimeout) // it answers: a late answer is a busy editor
+		}
+		err := s.call("workspace/applyEdit", params, &res, timeout)
+		if err == nil {
+			s.answered.Store(true)
+		}
 		out <- applyReply{ApplyWorkspaceEditResult: res, err: err}
 	}()
 	return out

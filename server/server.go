@@ -64,7 +64,10 @@ type Server struct {
 	caps         clientFeatures
 	// silent: the client applies edits without answering (Vim's ALE); no
 	// edit waits for its reply (writeback.go).
-	silent   atomic.Bool
+	silent atomic.Bool
+	// answered: the client has answered a workspace/applyEdit; a late
+	// answer is then waited for (slowReplyTimeout), not taken for silence.
+	answered atomic.Bool
 	roots    []string // workspace folder paths
 	cancels  map[string]context.CancelFunc
 	settings *settingsState

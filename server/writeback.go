@@ -20,6 +20,12 @@ var (
 	// counts as silent. CHATLS_APPLY_EDIT_TIMEOUT (a Go duration) shortens
 	// it for tests of silent clients.
 	applyEditReplyTimeout = durationFromEnv("CHATLS_APPLY_EDIT_TIMEOUT", 5*time.Second)
+	// slowReplyTimeout is the bound for a client that has answered an
+	// applyEdit before: a late answer means a busy editor (VS Code took
+	// 4.3 s on a loaded machine), not a silent one, and is waited for —
+	// the answer streaming meanwhile gathers in the next edit. Only past
+	// this bound does the client count as silent.
+	slowReplyTimeout = durationFromEnv("CHATLS_SLOW_APPLY_EDIT_TIMEOUT", 2*time.Minute)
 	// Refused edits are retried whenever the document changes, and
 	// otherwise after a backoff from refusedRetryFirst to refusedRetryMax:
 	// by time, never giving up while the document is open.
@@ -110,6 +116,9 @@ func (s *Server) editDocument(ds *docState, label string, build editBuilder) boo
 			// No answer: this client applies edits without saying so. From
 			// now on nothing waits for its answers.
 			s.log.Warn("no reply to workspace/applyEdit; treating the client as one that applies edits silently", zap.String("label", label))
+			if s.answered.Load() {
+				s.showMessage(lspext.MessageWarning, "chatls: the editor has not answered an edit for "+slowReplyTimeout.String()+"; chatls goes on without waiting for its answers (reopen the file if the answer looks wrong)")
+			}
 			s.silent.Store(true)
 			if s.landed(ds, own) {
 				return true

@@ -49,6 +49,10 @@ type Options struct {
 	// DelayEcho sends that didChange this long after the reply (eglot
 	// blocked on a request of its own sends its changes when it returns).
 	DelayEcho time.Duration
+	// ApplyDelay, when set, is how long the client is busy before it
+	// applies (and answers) its n-th applyEdit, from 1: VS Code on a
+	// loaded machine took up to 4.3 s for one.
+	ApplyDelay func(n int) time.Duration
 	// RefuseEdit, when set, refuses every applyEdit whose label it accepts
 	// (a read-only buffer): the edit is not applied and the reply says so.
 	RefuseEdit func(label string) bool
@@ -79,6 +83,8 @@ type Client struct {
 	stdin io.Closer // the server's stdin, when started by Start
 	// shutdown is set once Shutdown began (quietAfterShutdown).
 	shutdown atomic.Bool
+	// applies counts the applyEdits received (ApplyDelay).
+	applies atomic.Int32
 
 	// sendMu makes "apply to our copy, then send didChange" atomic, as in an
 	// editor: no other change may be sent between the two, or the server

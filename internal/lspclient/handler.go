@@ -3,6 +3,7 @@ package lspclient
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -36,6 +37,9 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if err := json.Unmarshal(raw, &p); err != nil {
 			_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()})
 			return
+		}
+		if c.opts.ApplyDelay != nil {
+			time.Sleep(c.opts.ApplyDelay(int(c.applies.Add(1)))) // the editor is busy: this is the fault modelled
 		}
 		if c.opts.BeforeApply != nil {
 			c.opts.BeforeApply(c)
