@@ -176,7 +176,9 @@ async function conversation({ page, step, ws, logs }) {
   });
   await step('cancel from the palette: answered within 200 ms', async () => {
     await page.keyboard.press('F1');
-    await page.keyboard.type('chatls: Cancel the tool call under the cursor');
+    // At once, not key by key: each key filters the palette again, which
+    // on a busy machine holds up the edits of the answer streaming in.
+    await page.keyboard.insertText('chatls: Cancel the tool call under the cursor');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'or the answer being written' }).first().waitFor({ timeout: 10000 });
     await page.keyboard.press('Enter');
     await statusBar('chatls: stopped the answer').waitFor({ timeout: LONG });

@@ -154,6 +154,10 @@ async function main() {
     XDG_STATE_HOME: dirs.state,
     XDG_DATA_HOME: dirs.data,
     CHATLS_SELFTEST_RESULT: path.join(SCRATCH, 'selftest.json'),
+    // VS Code answers every workspace/applyEdit, but on a busy machine an
+    // answer has taken over 4 s while an answer streamed; after 5 s (the
+    // default) the server would take it for a client that never answers.
+    CHATLS_APPLY_EDIT_TIMEOUT: '60s',
   };
   const csArgs = ['--user-data-dir', dirs['user-data'], '--extensions-dir', dirs.extensions];
 
