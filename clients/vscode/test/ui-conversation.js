@@ -6,7 +6,6 @@
 // streams nothing is typed: the test only watches the status bar. Then a
 // slow answer cancelled from the palette (answered within 200 ms, the abort
 // marker once) and a 401 that leaves the document as it was.
-// logs is code-server's log directory (the language client's trace).
 //
 // The answers come from the product's `script` provider: the documents pick
 // their entry with a Lua frontmatter (providerConfig writes the entries).
@@ -76,6 +75,8 @@ async function cancelAnswered(logs) {
   }
 }
 
+// conversation runs the steps on page (step as in ui.test.js); ws is the
+// workspace folder, logs code-server's log directory (the client's trace).
 async function conversation({ page, step, ws, logs }) {
   const statusBar = (text) => page.locator('.statusbar-item', { hasText: text }).first();
   const activeTab = page.locator('.tabs-container .tab.active').first();
