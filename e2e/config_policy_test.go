@@ -39,9 +39,9 @@ func TestExplainOutput(t *testing.T) {
 	if len(steps) != len(lines)-1 {
 		t.Errorf("%d steps but %d trace lines", len(steps), len(lines)-1)
 	}
-	msg := s.waitMessage(1, "why bash (toolu_b) is approve")
-	if !strings.HasSuffix(msg, strings.TrimRight(strings.TrimPrefix(trace, "approve\n"), "\n")) {
-		t.Errorf("the message must end with the trace:\n%s\n--- trace:\n%s", msg, trace)
+	msg := s.waitMessage(1, "# `bash` (`toolu_b`) runs without asking")
+	if !strings.Contains(msg, "```text\n"+trace+"```") || msg != out["markdown"] {
+		t.Errorf("the message must be the markdown, with the trace:\n%s\n--- trace:\n%s", msg, trace)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestUntrustedWorkspaceOnlyNarrows(t *testing.T) {
 		t.Error("a resolver from an untrusted .chatls.toml ran")
 	}
 	// The editor shows the trace too (clients without a plugin drop results).
-	msg := s.waitMessage(1, "why bash (toolu_b) is require_approval")
+	msg := s.waitMessage(1, "# `bash` (`toolu_b`) asks for your approval")
 	if !strings.Contains(msg, "ignored") {
 		t.Errorf("the explain message must carry the trace: %q", msg)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -142,16 +141,18 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	return cmd.run(s, ctx, c)
 }
 
-// explain is the decision trace of a call (chatls.explain), also shown as a
-// message: clients without a plugin drop the command's result.
+// explain is the decision trace of a call (chatls.explain). Its document is
+// also shown as a message — clients without a plugin, and a clicked Explain
+// lens, drop the command's result — unless the client shows the markdown
+// itself (format "markdown"). Either way the user reads the same text.
 func (s *Server) explain(_ context.Context, c commandCall) (any, error) {
 	u := c.doc.ToolUse(c.args.ID)
 	v := s.decide(c.ds, c.doc, u, "")
+	md := v.Markdown(u.Name, u.ID, u.RawInput)
 	if c.args.Format != "markdown" {
-		s.showMessage(lspext.MessageInfo, fmt.Sprintf("chatls: why %s (%s) is %s\n%s", u.Name, u.ID, v.Decision, strings.TrimRight(v.Format(), "\n")))
+		s.showMessage(lspext.MessageInfo, md)
 	}
-	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps,
-		"markdown": v.Markdown(u.Name, u.ID, u.RawInput)}, nil
+	return map[string]any{"decision": v.Decision, "reason": v.Reason, "trace": v.Format(), "steps": v.Steps, "markdown": md}, nil
 }
 
 // setStatusCommand approves or rejects a pending block (chatls.approve,

@@ -39,7 +39,7 @@ func TestPolicyBuildErrorAsksAndIsShownOncePerGeneration(t *testing.T) {
 			t.Errorf("the trace step = %v", step)
 		}
 	}
-	p.waitMessages(3, "chatls: why bash (toolu_p)")
+	p.waitMessages(3, "# `bash` (`toolu_p`) asks for your approval")
 	p.waitMessages(1, shown) // messages are sent concurrently: the order may vary
 	if got := p.messages(shown); len(got) != 1 || !strings.Contains(got[0], `unknown preset "$gone"`) {
 		t.Errorf("the error must be shown once for this generation, got %q", got)

@@ -111,7 +111,13 @@ async function applyAction(pattern: RegExp, except?: RegExp, verb?: string): Pro
   return true;
 }
 
-export function registerCommands(context: vscode.ExtensionContext, getClient: () => LanguageClient | undefined, restart: () => Promise<void>): void {
+/** What registerCommands gives the language client's middleware. */
+export interface Commands {
+  /** explain shows the decision for a call as the palette command does. */
+  explain(args: { uri: string; id: string }): Promise<unknown>;
+}
+
+export function registerCommands(context: vscode.ExtensionContext, getClient: () => LanguageClient | undefined, restart: () => Promise<void>): Commands {
   const server = async <T>(command: string, args: object): Promise<T | undefined> => {
     const client = getClient();
     if (!client) {
@@ -137,6 +143,15 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
     await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
   };
 
+  // explain is the palette's explain and the Explain lens's click (the
+  // client's middleware sends the lens here), so both show the same page.
+  // format markdown: we show the answer's document, so no message with it.
+  const explain = async (args: { uri: string; id: string }) => {
+    const r = await server<{ markdown?: string }>('chatls.explain', { uri: args.uri, id: args.id, format: 'markdown' });
+    await show('explain.md', r);
+    return r;
+  };
+
   const commands: Record<string, (...args: unknown[]) => unknown> = {
     'chatls.client.advance': async () => {
       const e = chatEditor();
@@ -158,10 +173,9 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
       return r;
     },
     'chatls.client.explainAtCursor': async () => {
-      // format markdown: we show the answer's document, so no message with it.
-      const r = (await perCall('chatls.explain', { format: 'markdown' })()) as { markdown?: string } | undefined;
-      await show('explain.md', r);
-      return r;
+      const e = chatEditor();
+      const id = e && toolAtCursor(e);
+      if (e && id) return explain({ uri: e.document.uri.toString(), id });
     },
     'chatls.client.approveAtCursor': () => applyAction(/^Approve /, /^Approve all /, 'approving'),
     'chatls.client.rejectAtCursor': () => applyAction(/^Reject /, /^Reject all /, 'rejecting'),
@@ -180,6 +194,7 @@ export function registerCommands(context: vscode.ExtensionContext, getClient: ()
   for (const [name, fn] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
   }
+  return { explain };
 }
 
 // ReadOnlyPages are the markdown pages chatls shows (explain, the tool list)

@@ -5,7 +5,7 @@
 // through vscode-languageclient.
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
-import { registerCommands } from './commands';
+import { Commands, registerCommands } from './commands';
 import { runSelfTest } from './selftest';
 import { findServer } from './serverPath';
 import { section, serverSettings } from './settings';
@@ -29,12 +29,17 @@ function serverOptions(command: string): ServerOptions {
   return { command, args: vscode.workspace.getConfiguration('chatls').get<string[]>('server.args') ?? [] };
 }
 
-function clientOptions(ext: vscode.Extension<unknown>): LanguageClientOptions {
+function clientOptions(ext: vscode.Extension<unknown>, commands: Commands): LanguageClientOptions {
   return {
     documentSelector: [{ scheme: 'file', language: 'chat' }],
     initializationOptions: serverSettings(ext),
     outputChannelName: 'chatls',
     middleware: {
+      // A clicked Explain lens runs the server's chatls.explain, whose
+      // message would be the page squeezed into a notification: show it as
+      // the palette's explain does instead.
+      executeCommand: (command, args, next) =>
+        command === 'chatls.explain' && args.length === 1 && args[0]?.uri && args[0]?.id && !args[0]?.format ? commands.explain(args[0]) : next(command, args),
       workspace: {
         // Answer the server's pull (section `chatls`) with the same object as
         // initializationOptions, scoped to the document's folder.
@@ -58,12 +63,12 @@ async function missingServer(command: string, status: StatusBar): Promise<void> 
   if (await vscode.window.showErrorMessage(message, 'Open Settings')) await openServerSetting();
 }
 
-async function start(context: vscode.ExtensionContext, status: StatusBar): Promise<void> {
+async function start(context: vscode.ExtensionContext, status: StatusBar, commands: Commands): Promise<void> {
   client = undefined;
   const command = serverCommand();
   const found = findServer(command);
   if (!found) return missingServer(command, status);
-  const c = new LanguageClient('chatls', 'chatls', serverOptions(found), clientOptions(context.extension));
+  const c = new LanguageClient('chatls', 'chatls', serverOptions(found), clientOptions(context.extension, commands));
   c.onDidChangeState((e) => status.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped'));
   c.onNotification('chatls/status', (n: StatusNotice) => status.notice(n));
   client = c;
@@ -81,9 +86,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Chatls
   context.subscriptions.push(status);
   const restart = async () => {
     await client?.stop().catch(() => undefined);
-    await start(context, status);
+    await start(context, status, commands);
   };
-  registerCommands(context, () => client, restart);
+  const commands = registerCommands(context, () => client, restart);
   context.subscriptions.push(vscode.commands.registerCommand('chatls.client.openServerSetting', openServerSetting));
 
   context.subscriptions.push(
@@ -95,7 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Chatls
     }),
   );
 
-  await start(context, status);
+  await start(context, status, commands);
 
   const api: ChatlsApi = {
     client: () => client,

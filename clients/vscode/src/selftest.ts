@@ -83,10 +83,20 @@ export async function runSelfTest(api: ChatlsApi, out: string): Promise<void> {
       vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'chatls' && d.getText() === md),
       vscode.workspace.textDocuments.map((d) => d.uri.toString()),
     );
-    const previewOpen = await until(10000, () =>
-      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(t.input.viewType))),
-    );
+    const preview = () =>
+      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(t.input.viewType)));
+    const previewOpen = await until(10000, preview);
     check('explain is rendered in the markdown preview', previewOpen, vscode.window.tabGroups.all.map((g) => g.tabs.map((t) => t.label)));
+    // The Explain lens, clicked as VS Code runs it: the same preview with the
+    // same text, not the server's message (its page squeezed into a toast).
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+    const lens = lenses.find((l) => l.command?.title === 'Explain')?.command;
+    check('Explain lens above the placeholder', lens?.command === 'chatls.explain', lenses.map((l) => l.command?.title));
+    if (lens) await vscode.commands.executeCommand(lens.command, ...(lens.arguments ?? []));
+    const lensPreview = await until(10000, preview);
+    const page = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'chatls' && d.uri.path === '/explain.md');
+    check('the Explain lens shows the explain command\'s page', lensPreview && page?.getText() === md, { lensPreview, page: page?.getText(), md });
     const tools = await vscode.commands.executeCommand<{ markdown?: string }>('chatls.client.listTools');
     check('tool list as markdown', /\| `bash` \|/.test(tools?.markdown ?? ''), tools);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

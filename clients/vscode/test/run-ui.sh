@@ -29,4 +29,4 @@ CODE_SERVER=${CODE_SERVER:-/opt/chatls-editors/code-server/node_modules/.bin/cod
 [ -n "$CODE_SERVER" ] || fail "code-server not found (clients/install-deps.sh installs it)"
 
 CHATLS_BIN=$BIN CODE_SERVER=$CODE_SERVER VSIX=$SCRATCH/chatls.vsix SCRATCH=$SCRATCH \
-  timeout 180 node "$HERE/ui.test.js"
+  timeout 420 node "$HERE/ui.test.js"

@@ -4,7 +4,9 @@
 //   2. the extension's self-test (src/selftest.ts) runs on activation and
 //      reports through a JSON file;
 //   3. as a user: open ui.chat, see the preview hint and the status bar,
-//      Ctrl+. -> choose "Approve bash: ...", see the output written, save.
+//      Ctrl+. -> choose "Approve bash: ...", see the output written, save;
+//   4. the three-turn conversation, a cancel and a 401 (ui-conversation.js);
+//   5. chatls.server.path set to a missing file: one message naming it.
 // Every step prints PASS/FAIL with its name, so a broken workaround says
 // exactly which step failed.
 //
@@ -15,6 +17,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { conversation, providerConfig, writeDocuments } = require('./ui-conversation.js');
 
 const env = (k) => {
   if (!process.env[k]) throw new Error(`${k} not set`);
@@ -98,6 +101,7 @@ async function main() {
   const fixture = fs.readFileSync(FIXTURE, 'utf8');
   fs.writeFileSync(path.join(dirs.ws, 'selftest.chat'), fixture);
   fs.writeFileSync(path.join(dirs.ws, 'ui.chat'), fixture);
+  writeDocuments(dirs.ws);
   // A repository's settings that try to widen the policy: VS Code must not
   // pass them on (they are user-only); placeholderStyle may come from here.
   fs.mkdirSync(path.join(dirs.ws, '.vscode'), { recursive: true });
@@ -112,11 +116,12 @@ async function main() {
     }),
   );
   // The server's user config: an offline scripted model (SPEC §7 "script"),
-  // so the self-test can send without a key or network.
+  // so the self-test can send without a key or network; and the entries the
+  // conversations of ui-conversation.js choose in their frontmatter.
   fs.mkdirSync(path.join(dirs.config, 'chatls'), { recursive: true });
   const script = path.join(SCRATCH, 'responses.json');
   fs.writeFileSync(script, JSON.stringify({ responses: [{ text: 'Hello from the scripted model.' }] }));
-  fs.writeFileSync(path.join(dirs.config, 'chatls', 'config.toml'), `provider = "replay"\n[providers.replay]\ntype = "script"\nfile = "${script}"\n`);
+  fs.writeFileSync(path.join(dirs.config, 'chatls', 'config.toml'), `provider = "replay"\n[providers.replay]\ntype = "script"\nfile = "${script}"\n` + providerConfig(SCRATCH));
   const openerLine = fixture.split('\n').findIndex((l) => l.startsWith('```flemma:tool')) + 1;
   const serverLog = path.join(SCRATCH, 'chatls.log');
   fs.mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
@@ -125,11 +130,19 @@ async function main() {
     JSON.stringify({
       'chatls.server.path': BIN,
       'chatls.server.args': ['--log-file', serverLog],
+      // With the log level at trace (--log trace below), the language client
+      // writes each request and how long its answer took to the chatls
+      // output channel's log; ui-conversation.js reads the cancel's.
+      'chatls.trace.server': 'verbose',
       'chatls.tools.maxConcurrent': 2, // the self-test checks only this and the workspace's placeholderStyle are sent
       'workbench.startupEditor': 'none',
       'workbench.tips.enabled': false,
       'security.workspace.trust.enabled': false,
       'editor.inlayHints.enabled': 'on',
+      // code-server saves after a second by default (and then hides the
+      // dirty dot): off, so Ctrl+S is what writes the file, and a clean tab
+      // means the file holds the editor's text (ui-conversation.js).
+      'files.autoSave': 'off',
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
@@ -141,6 +154,10 @@ async function main() {
     XDG_STATE_HOME: dirs.state,
     XDG_DATA_HOME: dirs.data,
     CHATLS_SELFTEST_RESULT: path.join(SCRATCH, 'selftest.json'),
+    // VS Code answers every workspace/applyEdit, but on a busy machine an
+    // answer has taken over 4 s while an answer streamed; after 5 s (the
+    // default) the server would take it for a client that never answers.
+    CHATLS_APPLY_EDIT_TIMEOUT: '60s',
   };
   const csArgs = ['--user-data-dir', dirs['user-data'], '--extensions-dir', dirs.extensions];
 
@@ -153,7 +170,7 @@ async function main() {
   const csLog = fs.openSync(path.join(SCRATCH, 'code-server.log'), 'w');
   const server = cp.spawn(
     CODE_SERVER,
-    [...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', dirs.ws],
+    [...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--log', 'trace', dirs.ws],
     { env: childEnv, stdio: ['ignore', csLog, csLog], detached: true },
   );
   let ctx;
@@ -259,6 +276,8 @@ async function main() {
       }
     });
 
+    await conversation({ page, step, ws: dirs.ws, logs: path.join(dirs['user-data'], 'logs') });
+
     // A newcomer without chatls on PATH: one message naming the setting that
     // fixes it, and no other notification (the language client's spawn error,
     // restart notices). The user settings file changes as if edited.
@@ -268,7 +287,9 @@ async function main() {
       // As a user would: the Settings editor, the setting's own input box.
       await page.keyboard.press('F1');
       await page.keyboard.type('Preferences: Open User Settings');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Open User Settings$/ }).first().waitFor({ timeout: 10000 });
+      // Not the (JSON) one; a row may also carry a section label ("other
+      // commands") once the palette has been used.
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Open User Settings(?! ?\(JSON\))/ }).first().waitFor({ timeout: 10000 });
       await page.keyboard.press('Enter');
       const search = page.locator('.settings-editor .suggest-input-container textarea, .settings-editor .settings-header input').first();
       await search.waitFor({ timeout: 15000 });
