@@ -52,7 +52,7 @@ FUZZ_TARGETS = \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
 	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
 	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects ./tools/:FuzzQuickSoundSchemasCompile \
-	./tools/plugin/:FuzzDispatch ./tools/procsup/:FuzzDecodeRequest
+	./tools/plugin/:FuzzDispatch ./internal/procsup/:FuzzDecodeRequest
 
 fuzz:
 	@GO=$(GO) bash internal/fuzz/run.sh $(FUZZTIME) $(FUZZ_TARGETS)

@@ -15,7 +15,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/tools/plugin/procgroup"
+	"github.com/chatls/chatls/internal/procgroup"
 )
 
 const defaultResolverTimeout = 2 * time.Second

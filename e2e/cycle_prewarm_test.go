@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatls/chatls/tools/procsup"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 // supervisorChildren counts the tool supervisors the server process has

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/tools/procsup"
+	"github.com/chatls/chatls/internal/procsup"
 	"golang.org/x/sys/unix"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/tools/procsup"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 // The parent side of the serving tool supervisors (package procsup says what

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatls/chatls/tools/procsup"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 func requireSupervision(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/procgroup/proctest"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"
-	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 )
 
 // binDir holds executables some tests build (on first use).

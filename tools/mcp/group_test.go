@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/procgroup/proctest"
 	"github.com/chatls/chatls/tools"
-	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
 	"go.uber.org/zap/zaptest"
 )
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/internal/procgroup"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/plugin"
-	"github.com/chatls/chatls/tools/plugin/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"

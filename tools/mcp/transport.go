@@ -11,7 +11,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/tools/plugin/procgroup"
+	"github.com/chatls/chatls/internal/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )

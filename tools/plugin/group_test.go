@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procgroup/proctest"
 	"go.uber.org/zap/zaptest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/clip"
-	"github.com/chatls/chatls/tools/plugin/procgroup"
+	"github.com/chatls/chatls/internal/procgroup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	"go.uber.org/zap"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatls/chatls/tools/plugin/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procgroup/proctest"
 )
 
 // standInEnv makes the test binary a stand-in for chatls: it starts, through

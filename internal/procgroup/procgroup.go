@@ -2,7 +2,7 @@
 // that nothing it starts outlives it or chatls.
 //
 // On Linux the child runs under a one-shot tool supervisor (package
-// tools/procsup): the supervisor starts it in a process group of its own, is
+// internal/procsup): the supervisor starts it in a process group of its own, is
 // the child subreaper of everything it starts, and holds the read end of a
 // lifeline pipe whose write end stays in chatls. When the child exits, when
 // Kill cuts the lifeline, or when chatls dies in any way (SIGKILL included:

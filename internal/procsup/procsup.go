@@ -1,6 +1,6 @@
 // Package procsup is the supervisor every chatls tool process runs under: a
 // re-exec of the current binary (the parent sides are tools/supervisor.go
-// for bash calls and tools/plugin/procgroup for plugins and MCP servers).
+// for bash calls and internal/procgroup for plugins and MCP servers).
 //
 // A supervisor starts the command in a process group of its own, is the
 // child subreaper of everything the command starts, and holds a socket or

@@ -9,7 +9,7 @@ import (
 	"weak"
 
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/tools/procsup"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 // available is false where /proc/self/exe cannot be executed.
