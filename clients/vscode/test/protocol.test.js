@@ -48,7 +48,7 @@ test('approve a pending bash call and get its output', { skip: !BIN && 'CHATLS_B
     // The user applies the approval; the server sees it in didChange and runs the tool.
     assert.ok(ed.applyWorkspaceEdit(approve.edit), 'approve edit applies');
     assert.match(ed.doc.getText(), /status=approved/);
-    // 0.7 s idle; a loaded machine took over 15 s (the sandbox's first call).
+    // 0.7 s idle; a loaded machine took over 15 s.
     await ed.until(() => /\nhello-from-chatls\n/.test(ed.doc.getText()), 90000, 'the result in the document');
     assert.doesNotMatch(ed.doc.getText(), /```flemma:/, 'the placeholder is replaced');
     // An instant echo is not announced (the server waits 100 ms before
