@@ -85,14 +85,15 @@ type scanEntry struct {
 
 type fileID struct{ dev, ino uint64 }
 
-// treeScan is the result of scanning one directory tree; dirs holds the
-// modification time of every directory read, so the scan can be reused
-// while none of them changed (a file created, removed or renamed changes
-// its directory's time).
+// treeScan is the result of scanning one directory tree. It is reused while
+// none of the directories it read changed (a file created, removed or
+// renamed): watch says so for those it watches (sandbox_watch.go), dirs
+// holds the modification time of the others.
 type treeScan struct {
 	secrets []scanEntry // sensitive by name (files and directories)
 	gits    []string
 	linked  []scanEntry // regular files with more than one link, not sensitive by name
+	watch   *dirWatch
 	dirs    map[string]time.Time
 	gen     uint64
 	full    bool // the whole tree (the writable set), not depth-limited
@@ -110,6 +111,9 @@ var scanCache struct {
 func InvalidateSandboxScans() {
 	scanCache.Lock()
 	scanCache.gen++
+	for _, ts := range scanCache.trees {
+		ts.watch.close()
+	}
 	scanCache.trees = nil
 	scanCache.Unlock()
 }
@@ -125,20 +129,28 @@ func scanTree(root string, depth int, skip []string) *treeScan {
 	if cached != nil && cached.gen == gen && cached.unchanged() {
 		return cached
 	}
-	ts := &treeScan{dirs: map[string]time.Time{}, gen: gen, full: depth < 0}
+	ts := &treeScan{watch: newDirWatch(), dirs: map[string]time.Time{}, gen: gen, full: depth < 0}
 	ts.walk(root, depth, skip)
 	scanCache.Lock()
 	if scanCache.trees == nil {
 		scanCache.trees = map[string]*treeScan{}
 	}
 	if scanCache.gen == gen {
+		if old := scanCache.trees[key]; old != nil {
+			old.watch.close()
+		}
 		scanCache.trees[key] = ts
+	} else {
+		ts.watch.close() // invalidated meanwhile: not kept, so not watched
 	}
 	scanCache.Unlock()
 	return ts
 }
 
 func (ts *treeScan) unchanged() bool {
+	if ts.watch.changed() {
+		return false
+	}
 	for dir, mt := range ts.dirs {
 		fi, err := os.Lstat(dir)
 		if err != nil || !fi.ModTime().Equal(mt) {
@@ -153,7 +165,10 @@ func (ts *treeScan) walk(dir string, depth int, skip []string) {
 	if err != nil || !fi.IsDir() {
 		return
 	}
-	ts.dirs[dir] = fi.ModTime()
+	// Watched before it is read: a change in between is then seen too.
+	if !ts.watch.add(dir, fi) {
+		ts.dirs[dir] = fi.ModTime()
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
