@@ -80,9 +80,8 @@ func probeSandbox(bwrapPath string) error {
 // bwrapArgs builds the bubblewrap command line up to (excluding) the command
 // (SPEC §5): the whole file system read-only, the writable set bound
 // read-write, then every .git of it read-only again and each sensitive path
-// masked (sandboxView), fresh /dev and /proc of a new PID namespace whose
-// process 1 is the command, private ipc/uts, no network unless allowed, and
-// the sandbox dies with chatls.
+// masked (sandboxView), fresh /dev and /proc of a new PID namespace, private
+// ipc/uts, no network unless allowed, and the sandbox dies with chatls.
 // --new-session stops TIOCSTI injection into a terminal. The environment is
 // not here: bubblewrap itself is started with sandboxEnviron, so /proc/1
 // inside shows nothing else.
@@ -105,12 +104,7 @@ func bwrapArgs(env Env, dir string, writable []string, view sandboxView, network
 	for _, d := range view.maskDirs {
 		args = append(args, "--tmpfs", d, "--remount-ro", d)
 	}
-	// --as-pid-1: the command is process 1 of the new PID namespace
-	// instead of a child of bubblewrap's reaper. One process fewer per call
-	// (~3 ms here, docs/performance.md); the namespace still dies with it,
-	// background jobs included. As process 1 it ignores a signal it sends
-	// itself without a trap (kill $$); SIGKILL from outside still ends it.
-	args = append(args, "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts")
+	args = append(args, "--unshare-pid", "--unshare-ipc", "--unshare-uts")
 	if os.Geteuid() == 0 {
 		// bubblewrap started by root keeps its capabilities otherwise:
 		// the command could unmount a mask.

@@ -158,20 +158,6 @@ func TestSandboxTimeoutLeavesNoProcess(t *testing.T) {
 	waitUntil(t, func() bool { return len(processesWithArg(marker)) == 0 })
 }
 
-// TestSandboxBackgroundJobEndsWithTheCall: the command is process 1 of the
-// sandbox's PID namespace (--as-pid-1), so when it exits the kernel ends
-// what it left running, here a job it started and one it disowned.
-func TestSandboxBackgroundJobEndsWithTheCall(t *testing.T) {
-	requireSandbox(t)
-	env := sandboxEnv(t)
-	marker := fmt.Sprintf("chatls-sbx-bg-%d", os.Getpid())
-	res := run(t, env, "bash", map[string]any{
-		"command": fmt.Sprintf("(exec -a %[1]s sleep 100) & (exec -a %[1]s sleep 100 &) ; echo $$ started", marker),
-	})
-	wantText(t, res, "1 started")
-	waitUntil(t, func() bool { return len(processesWithArg(marker)) == 0 })
-}
-
 // processesWithArg lists processes whose argv[0] is arg, zombies included:
 // unlike proctest.WithArg0 (which skips zombies), the runner's tests must
 // also show that nothing is left unreaped.
