@@ -69,8 +69,8 @@ type geminiCall struct {
 }
 
 type geminiFunctionResp struct {
-	Name     string            `json:"name"`
-	Response map[string]string `json:"response"` // {"output": …} or {"error": …}
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"` // {"output": …} or {"error": …}
 }
 
 func textPart(s string) geminiPart { return geminiPart{Text: &s} }
@@ -111,9 +111,12 @@ func geminiUser(m Message) []geminiPart {
 	var parts []geminiPart
 	for _, p := range m.Parts {
 		if p.Kind == PartToolResult {
-			resp := map[string]string{"output": p.Text}
-			if p.IsError {
-				resp = map[string]string{"error": p.Text}
+			resp := map[string]any{"output": p.Text}
+			switch {
+			case p.Synthetic:
+				resp = map[string]any{"error": p.Text, "success": false} // as Flemma sends an orphan's
+			case p.IsError:
+				resp = map[string]any{"error": p.Text}
 			}
 			parts = append(parts, geminiPart{FunctionResponse: &geminiFunctionResp{Name: WireName(p.Name), Response: resp}})
 		}

@@ -33,7 +33,7 @@ func (b *promptBuilder) pairResults(msgs []Message) []Message {
 				continue
 			}
 			answered[p.ID] = true // a repeated ID is answered once
-			orphans = append(orphans, Part{Kind: PartToolResult, ID: p.ID, Name: p.Name, Text: OrphanText, IsError: true})
+			orphans = append(orphans, Part{Kind: PartToolResult, ID: p.ID, Name: p.Name, Text: OrphanText, IsError: true, Synthetic: true})
 			span := chatdoc.Span{}
 			if u := b.doc.ToolUse(p.ID); u != nil {
 				span = u.HeaderSpan

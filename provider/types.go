@@ -37,6 +37,9 @@ type Part struct {
 	ID, Name string
 	Input    json.RawMessage // compact JSON object as written; {} when the document's input is invalid
 	IsError  bool
+	// Synthetic marks the result chatls made up for an orphan (OrphanText):
+	// Gemini gets Flemma's shape for it, {"error": …, "success": false}.
+	Synthetic bool
 }
 
 // Attachment is a referenced file's content.
