@@ -408,6 +408,13 @@ func (t *Tmux) await(ctx context.Context, pane, channel string, limit time.Durat
 				show = "1"
 			}
 			out, err := t.script(ctx, watchScript, []string{t.Socket, pane, show}, nil)
+			if ctx.Err() != nil {
+				// Cancelled meanwhile (a progress report's own cancel, and
+				// the tick won the select): the look failed for that, not
+				// because the pane died.
+				release()
+				return "", false, nil
+			}
 			state, screen, _ := strings.Cut(out, "\n")
 			if err != nil || state != pane+" 0" {
 				release()

@@ -178,3 +178,30 @@ func TestTmuxDefaultServerUnderTMUXTMPDIR(t *testing.T) {
 		}
 	}
 }
+
+// A cancel from a progress report is a cancel even when the next progress
+// tick is due at the same moment: the look at the pane that the cancel
+// cuts short must not read as the pane having died (seen under load as
+// "the tmux pane %0 died during the call (gone)").
+func TestTmuxCancelFromProgressIsNotAPaneDeath(t *testing.T) {
+	tm := privateTmux(t)
+	for i := range 6 {
+		ctx, cancel := context.WithCancel(context.Background())
+		progress := func(last string) {
+			if last == "begun" && ctx.Err() == nil {
+				cancel()
+				// Both the next tick and the cancel are ready when this
+				// returns: the select may take either.
+				time.Sleep(600 * time.Millisecond) // past the 500 ms progress tick
+			}
+		}
+		r, err := tm.RunCommand(ctx, "echo begun; sleep 300.998", forever, time.Minute, progress)
+		cancel()
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		if !r.Ended || r.Code != 130 {
+			t.Fatalf("try %d: %+v", i, r)
+		}
+	}
+}
