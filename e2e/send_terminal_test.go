@@ -159,12 +159,13 @@ func TestCLISendKeepsAnExternalEdit(t *testing.T) {
 	}
 	// The next piece comes once the edit is in FILE and chatls send saw it.
 	time.AfterFunc(500*time.Millisecond, func() { close(release) })
-	if code, _, stderr := wait(); code != 0 {
+	code, _, stderr := wait()
+	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	got, _ := os.ReadFile(file)
 	if want := "@You:\nhi, and a note I added\n\n@Assistant:\nHello world again.\n\n@You:\n\n"; string(got) != want {
-		t.Fatalf("file %q, want %q", got, want)
+		t.Fatalf("file %q, want %q (stderr %q)", got, want, stderr)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,19 +27,36 @@ type sentFile struct {
 // handed to the session, which keeps it as an editor keeps the user's
 // typing (the answer goes on at its own anchor).
 func (f *sentFile) sync(ctx context.Context, c *lspclient.Client) error {
-	if err := f.takeExternal(ctx, c); err != nil {
-		return err
-	}
-	text := c.Doc(f.uri).Text
-	if text == f.written {
+	for {
+		if err := f.takeExternal(ctx, c); err != nil {
+			return err
+		}
+		text := c.Doc(f.uri).Text
+		if text == f.written {
+			return nil
+		}
+		// An edit made while the new text is flushed would be renamed over:
+		// then it is taken in first and the text written again.
+		stat, err := docfile.WriteUnlessChanged(f.path, []byte(text), f.changedOnDisk)
+		if errors.Is(err, docfile.ErrChangedMeanwhile) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		f.written, f.stat = text, stat
 		return nil
 	}
-	if err := docfile.Write(f.path, []byte(text)); err != nil {
-		return err
+}
+
+// changedOnDisk says whether FILE is no longer what chatls send last wrote
+// or read (another program wrote it since).
+func (f *sentFile) changedOnDisk() bool {
+	fi, err := os.Stat(f.path)
+	if err != nil || f.stat == nil {
+		return false
 	}
-	f.written = text
-	f.stat, _ = os.Stat(f.path)
-	return nil
+	return !os.SameFile(fi, f.stat) || !fi.ModTime().Equal(f.stat.ModTime()) || fi.Size() != f.stat.Size()
 }
 
 // takeExternal sends the session another program's edit of FILE: where
@@ -46,8 +64,11 @@ func (f *sentFile) sync(ctx context.Context, c *lspclient.Client) error {
 // last write), or appended at its end; elsewhere it cannot be placed and
 // says so rather than write over it silently.
 func (f *sentFile) takeExternal(ctx context.Context, c *lspclient.Client) error {
+	if !f.changedOnDisk() {
+		return nil
+	}
 	fi, err := os.Stat(f.path)
-	if err != nil || f.stat == nil || os.SameFile(fi, f.stat) && fi.ModTime().Equal(f.stat.ModTime()) && fi.Size() == f.stat.Size() {
+	if err != nil {
 		return nil
 	}
 	data, err := os.ReadFile(f.path)

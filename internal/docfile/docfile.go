@@ -94,14 +94,31 @@ func CheckWritable(path string) error {
 // Write replaces the file at path with data atomically: the old content or
 // the new one, never a torn or empty file, whatever stops the process or
 // fills the disk. The mode is kept.
-func Write(path string, data []byte) (err error) {
+func Write(path string, data []byte) error {
+	_, err := WriteUnlessChanged(path, data, nil)
+	return err
+}
+
+// ErrChangedMeanwhile is WriteUnlessChanged's error when another program
+// changed the file while the new content was being made ready: nothing was
+// written, and the caller takes that change in and writes again.
+var ErrChangedMeanwhile = errors.New("the file changed while it was being written")
+
+// WriteUnlessChanged is Write that asks changed (nil: never) right before
+// the rename whether another program has changed the file since the caller
+// last looked. The temporary file's flush can take long on a busy machine;
+// without this look an edit made meanwhile would be renamed over and lost.
+// It returns what it wrote as the file system describes it, taken before
+// the rename: a stat after it could already describe another program's
+// write, which would then never be noticed.
+func WriteUnlessChanged(path string, data []byte, changed func() bool) (written os.FileInfo, err error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".chatls-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -111,14 +128,23 @@ func Write(path string, data []byte) (err error) {
 	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Sync()
 	}
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		written, err = tmp.Stat() // the inode and mtime FILE will have
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w (the file is unchanged)", path, err)
+		return nil, fmt.Errorf("writing %s: %w (the file is unchanged)", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if changed != nil && changed() {
+		return nil, ErrChangedMeanwhile // the window left is this look to the rename: microseconds, not a flush
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return nil, err
+	}
+	return written, nil
 }
