@@ -249,20 +249,42 @@ type codeAction struct {
 
 // applyAction applies the code action whose title starts with prefix, as
 // the user choosing it in the editor would.
+//
+// Like a real editor it applies the edit only to the version it was made
+// for: when the document moved on while the menu was computed (a result
+// written meanwhile, on a busy machine), it asks for the actions again, as
+// a user would open the menu again.
 func (s *session) applyAction(uri, at, prefix string) {
 	s.t.Helper()
+	for try := 0; ; try++ {
+		a, ok := s.findAction(uri, at, prefix)
+		if !ok {
+			s.t.Fatalf("no code action %q at %q", prefix, at)
+		}
+		if a.Edit == nil {
+			s.t.Fatalf("action %q has no edit", a.Title)
+		}
+		dc := a.Edit.DocumentChanges[0]
+		if dc.TextDocument.Version != s.c.Doc(uri).Version && try < 20 {
+			seen := len(s.c.Events())
+			_ = s.c.WaitFor(10*time.Second, "the document to settle", func(st *lspclient.State) bool { return len(st.Events()) > seen })
+			continue
+		}
+		if err := s.c.Change(s.ctx, uri, dc.Edits); err != nil {
+			s.t.Fatal(err)
+		}
+		return
+	}
+}
+
+// findAction is the code action at at whose title starts with prefix.
+func (s *session) findAction(uri, at, prefix string) (codeAction, bool) {
 	for _, a := range s.codeActions(uri, at) {
 		if strings.HasPrefix(a.Title, prefix) {
-			if a.Edit == nil {
-				s.t.Fatalf("action %q has no edit", a.Title)
-			}
-			if err := s.c.Change(s.ctx, uri, a.Edit.DocumentChanges[0].Edits); err != nil {
-				s.t.Fatal(err)
-			}
-			return
+			return a, true
 		}
 	}
-	s.t.Fatalf("no code action %q at %q", prefix, at)
+	return codeAction{}, false
 }
 
 func exists(path string) bool {
