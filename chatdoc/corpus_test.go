@@ -7,46 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // golden compares got with testdata/<name>, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden (run with -update after checking):\n%s", name, lineDiff(string(want), got))
-	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("-" + wl + "\n+" + gl + "\n")
-		}
-	}
-	return b.String()
-}
+func golden(t *testing.T, name, got string) { testfs.Golden(t, name, got, *update) }
 
 func TestCorpusGolden(t *testing.T) {
 	for name, text := range corpusTexts(t) {

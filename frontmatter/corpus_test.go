@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/testfs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -102,26 +103,7 @@ func dump(d *chatdoc.Document) string {
 }
 
 // golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden (run with -update after checking):\nwant:\n%s\ngot:\n%s", name, want, got)
-	}
-}
+func golden(t *testing.T, name, got string) { testfs.Golden(t, name, got, *update) }
 
 func assertOps(t *testing.T, got, want []OptionOp) {
 	t.Helper()
