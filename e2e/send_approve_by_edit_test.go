@@ -15,6 +15,10 @@ import (
 // same input, is the user's decision and runs on the next `chatls send FILE`,
 // once; one chatls never issued, or whose input changed, does not run.
 
+// markerCommand is the call the model asks for: it appends to marker, so a
+// run shows in the file and a second run twice.
+const markerCommand = "echo ran >> marker; echo marked"
+
 // approveByEditConfig is a model that asks for one bash call appending to
 // marker, then answers "All done." after its result.
 func approveByEditConfig(t *testing.T, command string) string {
@@ -52,7 +56,7 @@ func editFile(t *testing.T, file, old, new string) {
 
 func TestCLISendRunsACallApprovedByEditingTheFile(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
-	config := approveByEditConfig(t, "echo ran >> marker; echo marked")
+	config := approveByEditConfig(t, markerCommand)
 	issuePending(t, dir, config, state)
 	file := filepath.Join(dir, "a.chat")
 	editFile(t, file, "status=pending", "status=approved")
@@ -92,34 +96,34 @@ func issuedText(t *testing.T, text string) string {
 
 func TestCLISendDoesNotRunAnApprovalChatlsNeverIssued(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
-	config := approveByEditConfig(t, "echo ran >> marker; echo marked")
+	config := approveByEditConfig(t, markerCommand)
 	// The same document typed by hand (or pasted from elsewhere), already
 	// approved: chatls never issued this placeholder.
-	testfs.Write(t, filepath.Join(dir, "a.chat"), strings.Replace(pendingBashDoc("toolu_e1", "echo ran >> marker; echo marked"), "status=pending", "status=approved", 1))
-	_, wait := startCLISend(t, dir, config, state, "a.chat")
-	code, stdout, stderr := wait()
-	if code != 2 || !strings.HasPrefix(stdout, "pending: bash toolu_e1 at a.chat:") {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
-		t.Fatal("an approval chatls never issued ran")
-	}
+	testfs.Write(t, filepath.Join(dir, "a.chat"), strings.Replace(pendingBashDoc("toolu_e1", markerCommand), "status=pending", "status=approved", 1))
+	sendAsksAgainAndRunsNothing(t, dir, config, state, "an approval chatls never issued")
 }
 
 func TestCLISendDoesNotRunAnApprovalWhoseInputChanged(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
-	config := approveByEditConfig(t, "echo ran >> marker; echo marked")
+	config := approveByEditConfig(t, markerCommand)
 	issuePending(t, dir, config, state)
 	file := filepath.Join(dir, "a.chat")
 	editFile(t, file, "status=pending", "status=approved")
 	editFile(t, file, "echo ran >> marker", "echo changed >> marker")
+	sendAsksAgainAndRunsNothing(t, dir, config, state, "an approval for another input")
+}
+
+// sendAsksAgainAndRunsNothing runs `chatls send` on an approval that does
+// not count: the call is set back to pending (exit 2) and never ran.
+func sendAsksAgainAndRunsNothing(t *testing.T, dir, config, state, what string) {
+	t.Helper()
 	_, wait := startCLISend(t, dir, config, state, "a.chat")
 	code, stdout, stderr := wait()
 	if code != 2 || !strings.HasPrefix(stdout, "pending: bash toolu_e1 at a.chat:") {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		t.Fatalf("%s: exit %d, stdout %q, stderr %q", what, code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
-		t.Fatal("an approval for another input ran")
+		t.Fatalf("%s ran", what)
 	}
 }
 
@@ -127,7 +131,7 @@ func TestCLISendDoesNotRunAnApprovalWhoseInputChanged(t *testing.T) {
 // rejection and goes on to the model's final answer; nothing runs.
 func TestCLISendWritesARejectionMadeByEditingTheFile(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
-	config := approveByEditConfig(t, "echo ran >> marker; echo marked")
+	config := approveByEditConfig(t, markerCommand)
 	issuePending(t, dir, config, state)
 	file := filepath.Join(dir, "a.chat")
 	editFile(t, file, "status=pending", "status=rejected")

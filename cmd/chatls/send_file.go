@@ -52,11 +52,18 @@ func (f *sentFile) sync(ctx context.Context, c *lspclient.Client) error {
 // changedOnDisk says whether FILE is no longer what chatls send last wrote
 // or read (another program wrote it since).
 func (f *sentFile) changedOnDisk() bool {
+	_, changed := f.lookOnDisk()
+	return changed
+}
+
+// lookOnDisk is FILE's state now and whether it differs from what chatls
+// send last wrote or read.
+func (f *sentFile) lookOnDisk() (os.FileInfo, bool) {
 	fi, err := os.Stat(f.path)
 	if err != nil || f.stat == nil {
-		return false
+		return fi, false
 	}
-	return !os.SameFile(fi, f.stat) || !fi.ModTime().Equal(f.stat.ModTime()) || fi.Size() != f.stat.Size()
+	return fi, !os.SameFile(fi, f.stat) || !fi.ModTime().Equal(f.stat.ModTime()) || fi.Size() != f.stat.Size()
 }
 
 // takeExternal sends the session another program's edit of FILE: where
@@ -64,11 +71,8 @@ func (f *sentFile) changedOnDisk() bool {
 // last write), or appended at its end; elsewhere it cannot be placed and
 // says so rather than write over it silently.
 func (f *sentFile) takeExternal(ctx context.Context, c *lspclient.Client) error {
-	if !f.changedOnDisk() {
-		return nil
-	}
-	fi, err := os.Stat(f.path)
-	if err != nil {
+	fi, changed := f.lookOnDisk()
+	if !changed {
 		return nil
 	}
 	data, err := os.ReadFile(f.path)
