@@ -12,7 +12,7 @@ import "github.com/chatls/chatls/chatdoc"
 // call still waits for chatls.advance: opening runs nothing (SPEC §2).
 func (l *Ledger) ApprovedAway(doc *chatdoc.Document, issuedFor func(id string) (string, bool)) {
 	for _, r := range doc.ToolResults() {
-		if !r.IsPlaceholder() || r.Status != chatdoc.StatusApproved || doc.ToolResultIndex(r.ID) < 0 {
+		if !r.IsPlaceholder() || r.Status != chatdoc.StatusApproved {
 			continue
 		}
 		u := doc.ToolUse(r.ID)
