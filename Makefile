@@ -33,7 +33,7 @@ test-loaded:
 # makes them fail when that sharing breaks.
 RACE_TESTS = TestLineIndexFirstUseFromManyGoroutines|TestTextConcurrent|TestMovedChunksReadConcurrently|TestParallelParseEqualsSequential|TestValidateWhileASourceReplacesItsTools|TestToolDiagnosticsParallelEqualsSequential
 test-race:
-	$(GO) test -race -count=1 -run '^($(RACE_TESTS))$$' ./chatdoc/ ./tools/ ./server/surface/
+	$(GO) test -race -count=1 -run '^($(RACE_TESTS))$$' ./chatdoc/ ./tools/ ./surface/
 
 test-clients:
 	bash clients/test.sh
@@ -50,7 +50,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS = \
 	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./internal/jsonfast/:FuzzDecodeObject ./internal/jsonfast/:FuzzValid \
 	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
-	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./server/surface/:FuzzSurface \
+	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./surface/:FuzzSurface \
 	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects ./tools/:FuzzQuickSoundSchemasCompile \
 	./tools/plugin/:FuzzDispatch ./internal/procsup/:FuzzDecodeRequest
 

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/session"
 )
 
 // Every message chatls sends to the client goes through this file, and a
@@ -158,9 +159,9 @@ func (s *Server) applyEdit(params lspext.ApplyWorkspaceEditParams) <-chan applyR
 	out := make(chan applyReply, 1)
 	go func() {
 		var res lspext.ApplyWorkspaceEditResult
-		timeout := applyEditReplyTimeout
+		timeout := session.EditReplyTimeout
 		if s.answered.Load() {
-			timeout = max(timeout, slowReplyTimeout) // it answers: a late answer is a busy editor
+			timeout = max(timeout, session.SlowReplyTimeout) // it answers: a late answer is a busy editor
 		}
 		err := s.call("workspace/applyEdit", params, &res, timeout)
 		if err == nil {

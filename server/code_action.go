@@ -6,12 +6,12 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/cycle"
 	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/server/lspext"
-	"github.com/chatls/chatls/server/surface"
+	"github.com/chatls/chatls/session"
+	"github.com/chatls/chatls/surface"
 )
 
 // codeAction is an LSP CodeAction; Edit or Command.
@@ -29,7 +29,7 @@ type codeAction struct {
 func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, snap *snapshot) ([]codeAction, error) {
 	doc := snap.doc
 	span := spanOf(doc, p.Range, snap.enc)
-	ds := s.docState(snap.uri)
+	ds := snap.d
 	actions := []codeAction{}
 	edit := func(edits []chatdoc.TextEdit) *lspext.WorkspaceEdit {
 		e := s.workspaceEdit(snap.uri, snap.version, true, doc, edits)
@@ -38,12 +38,10 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 	command := func(title, name string, args map[string]any) *protocol.Command {
 		return &protocol.Command{Title: title, Command: name, Arguments: []interface{}{args}}
 	}
-	path := uriToPath(snap.uri)
-	maxLen := s.settings.effectiveFor(path).InlayHintsMaxLength
 
 	if r, u := blockAt(doc, span.Start); u != nil && ds != nil {
-		for _, a := range cycle.ActionsFor(doc, s.ledgerCopy(ds), r, u, s.facts(ds, doc, "")) {
-			if act, ok := s.codeActionFor(a, snap, doc, u, maxLen, edit, command); ok {
+		for _, a := range s.sess.Actions(ds, doc, r, u) {
+			if act, ok := s.codeActionFor(a, snap, doc, u, edit, command); ok {
 				actions = append(actions, act)
 			}
 		}
@@ -61,7 +59,7 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 // codeActionFor turns one of the cycle's actions into an LSP code action:
 // Approve and Reject are plain edits of the status (approval is an edit),
 // the others commands.
-func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Document, u *chatdoc.ToolUse, maxLen int,
+func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit, command func(title, name string, args map[string]any) *protocol.Command) (codeAction, bool) {
 	name, args := u.Name, map[string]any{"uri": snap.uri, "id": u.ID}
 	setStatus := func(title string, to chatdoc.Status, preferred bool) (codeAction, bool) {
@@ -75,7 +73,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 		return codeAction{Title: insertTitle, Kind: "quickfix", IsPreferred: true,
 			Command: command(insertTitle, "chatls.advance", map[string]any{"uri": snap.uri})}, true
 	case cycle.ActApprove:
-		return setStatus("Approve "+s.preview(s.targetFor(s.docState(snap.uri), doc), u, maxLen), chatdoc.StatusApproved, true)
+		return setStatus("Approve "+s.sess.Preview(snap.d, doc, u), chatdoc.StatusApproved, true)
 	case cycle.ActApproveOutside, cycle.ActApproveOutsideNetwork:
 		words, title := " sandbox=off", "Approve bash outside the sandbox"
 		if a == cycle.ActApproveOutsideNetwork {
@@ -90,9 +88,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 	case cycle.ActReject:
 		return setStatus("Reject "+name, chatdoc.StatusRejected, false)
 	case cycle.ActAlwaysAllow:
-		path := uriToPath(snap.uri)
-		root := s.workspaceRoot(path)
-		rule := approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input(), DocPath: path, WorkspaceRoot: root})
+		rule, workspace := s.sess.SuggestRule(snap.d, u)
 		if rule == "" {
 			return codeAction{}, false
 		}
@@ -100,7 +96,7 @@ func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Docu
 		// no effect: the command writes the user config then, and the
 		// title says so.
 		title, scope := fmt.Sprintf("Always allow %s in this workspace", rule), "workspace"
-		if !s.settings.store.WorkspaceApplies(root) {
+		if !workspace {
 			// Its .chatls.toml would not count (trust.workspaces does not list it).
 			title, scope = fmt.Sprintf("Always allow %s everywhere (in your user config)", rule), "user"
 		}
@@ -171,11 +167,11 @@ type quickFix struct {
 }
 
 // quickFixes offers the mechanical fix of each diagnostic under the range.
-func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []quickFix {
+func (s *Server) quickFixes(ds *session.Doc, doc *chatdoc.Document, span chatdoc.Span, edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit) []quickFix {
 	var out []quickFix
 	var diags []chatdoc.Diagnostic
 	if ds != nil {
-		diags = s.cachedDiagnostics(ds, doc, false)
+		diags = s.sess.Diagnostics(ds, doc, false)
 	} else {
 		diags = frontmatter.Diagnostics(doc)
 	}
@@ -183,7 +179,7 @@ func (s *Server) quickFixes(ds *docState, doc *chatdoc.Document, span chatdoc.Sp
 		if d.Span.End < span.Start || d.Span.Start > span.End {
 			continue
 		}
-		for _, f := range surface.QuickFixes(doc, d, s.registry) {
+		for _, f := range surface.QuickFixes(doc, d, s.sess.Registry()) {
 			out = append(out, quickFix{codeAction{Title: f.Title, Kind: "quickfix", IsPreferred: f.Preferred, Edit: edit(f.Edits)}, d.Code == cycle.CodeUnanswered})
 		}
 	}

@@ -104,6 +104,7 @@ func (s *Server) reply(ctx context.Context, req *jsonrpc2.Request, fn func() (an
 		err = &jsonrpc2.Error{Code: codeRequestCancelled, Message: "request cancelled"}
 	}
 	if err != nil {
+		err = refusal(err)
 		rpcErr, ok := err.(*jsonrpc2.Error)
 		if !ok {
 			rpcErr = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
@@ -182,10 +183,24 @@ func (s *Server) handleNotification(req *jsonrpc2.Request) {
 	case "textDocument/didSave":
 		// Saving changes nothing for the cycle: edits already arrived as didChange.
 	case "workspace/didChangeConfiguration":
-		go s.settings.reloadEditorSettings(req.Params)
+		go s.reloadEditorSettings(req.Params)
 	case "window/workDoneProgress/cancel":
 		s.progressCancelled(req.Params)
 	default:
 		s.log.Debug("ignored notification", zap.String("method", req.Method))
+	}
+}
+
+// progressCancelled handles window/workDoneProgress/cancel from the UI.
+func (s *Server) progressCancelled(raw *json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if raw == nil || json.Unmarshal(*raw, &p) != nil {
+		return
+	}
+	var token string
+	if json.Unmarshal(p.Token, &token) == nil && token != "" {
+		s.sess.CancelProgress(token)
 	}
 }

@@ -19,9 +19,9 @@ func (s *Server) openDocByPath(path string) (string, error) {
 	}
 	path = filepath.Clean(path)
 	var matches []string
-	for _, ds := range s.openDocs() {
-		if ds.path == path || !filepath.IsAbs(path) && strings.HasSuffix(ds.path, string(filepath.Separator)+path) {
-			matches = append(matches, ds.uri)
+	for _, ds := range s.sess.Docs() {
+		if ds.Path() == path || !filepath.IsAbs(path) && strings.HasSuffix(ds.Path(), string(filepath.Separator)+path) {
+			matches = append(matches, ds.URI())
 		}
 	}
 	switch len(matches) {

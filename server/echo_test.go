@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/session"
 )
 
 // streamedAnswer is a scripted answer long enough, and paced enough, to
@@ -58,9 +59,9 @@ func TestStreamLandsOnceWhateverTheEcho(t *testing.T) {
 			if c.opts.NeverReplyToApplyEdit || c.opts.SilentApply {
 				// The first unanswered edit makes the client silent; a test
 				// need not wait the whole reply bound for it.
-				old := applyEditReplyTimeout
-				applyEditReplyTimeout = 300 * time.Millisecond
-				t.Cleanup(func() { applyEditReplyTimeout = old })
+				old := session.EditReplyTimeout
+				session.EditReplyTimeout = 300 * time.Millisecond
+				t.Cleanup(func() { session.EditReplyTimeout = old })
 			}
 			p := startInProcessWith(t, c.opts, scriptUserConfig(t, map[string]any{"text": streamedAnswer}))
 			uri := p.open("a.chat", question)
@@ -85,11 +86,11 @@ func TestStreamLandsOnceWhateverTheEcho(t *testing.T) {
 
 // A client that echoes edits late (eglot blocked on a request of its own
 // sends no didChange) still gets the answer, each piece once: an edit that
-// cannot name the client's version goes unversioned after echoWait.
+// cannot name the client's version goes unversioned after session.EchoWait.
 func TestStreamGoesOnWhenEchoesAreLate(t *testing.T) {
-	old := echoWait
-	echoWait = 100 * time.Millisecond
-	t.Cleanup(func() { echoWait = old })
+	old := session.EchoWait
+	session.EchoWait = 100 * time.Millisecond
+	t.Cleanup(func() { session.EchoWait = old })
 	const question = "@You:\nhello\n"
 	want := question + "\n@Assistant:\n" + streamedAnswer + "\n\n@You:\n\n"
 	p := startInProcessWith(t, lspclient.Options{DelayEcho: 2 * time.Second}, scriptUserConfig(t, map[string]any{"text": streamedAnswer}))
@@ -108,9 +109,7 @@ func (p *inProcess) waitNoSend(uri string) {
 	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		p.srv.mu.Lock()
-		busy := p.srv.docs[uri].send != nil
-		p.srv.mu.Unlock()
+		busy := p.srv.sess.Status(p.srv.sess.Doc(uri)).Sending
 		if !busy {
 			return
 		}
@@ -126,9 +125,7 @@ func (p *inProcess) waitServerText(uri, want string) {
 	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		p.srv.mu.Lock()
-		got := p.srv.docs[uri].snap.Text()
-		p.srv.mu.Unlock()
+		got := p.srv.sess.Latest(p.srv.sess.Doc(uri)).Text()
 		if got == want {
 			return
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/server/lspext"
-	"github.com/chatls/chatls/server/surface"
+	"github.com/chatls/chatls/surface"
 )
 
 // The server's conversions between LSP positions and the document's: the

@@ -28,10 +28,10 @@ var pendingTail = func() string {
 func openBig(b *testing.B) (*Server, *snapshot) {
 	b.Helper()
 	s := New(Options{NoCustomTools: true, StateDir: b.TempDir()})
-	doc := chatdoc.Parse(chatgen.Generate(10<<20, 1) + pendingTail)
 	uri := "file:///bench/big.chat"
-	s.docs[uri] = newDocState(uri, doc, 1)
-	return s, &snapshot{uri: uri, doc: doc, version: 1, enc: chatdoc.UTF16}
+	d := s.sess.Open(uri, chatgen.Generate(10<<20, 1)+pendingTail, 1)
+	doc, version := s.sess.Snapshot(d)
+	return s, &snapshot{uri: uri, d: d, doc: doc, version: version, enc: chatdoc.UTF16}
 }
 
 func rangeParams(uri string, fromLine, toLine int) *json.RawMessage {
@@ -72,7 +72,7 @@ func BenchmarkCodeActionsAtPlaceholder10MB(b *testing.B) {
 	line := snap.doc.Lines.Position(last.Span.Start, chatdoc.UTF16).Line
 	params := rangeParams(snap.uri, line, line)
 	// Diagnostics of the snapshot were computed when they were published.
-	s.cachedDiagnostics(s.docs[snap.uri], snap.doc, true)
+	s.sess.Diagnostics(snap.d, snap.doc, true)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.handlers["textDocument/codeAction"](s, context.Background(), params, snap); err != nil {
@@ -90,13 +90,13 @@ func BenchmarkDiagnosticsAfterKeystroke10MB(b *testing.B) {
 	for _, where := range []string{"top", "end"} {
 		b.Run(where, func(b *testing.B) {
 			s, snap := openBig(b)
-			ds := s.docs[snap.uri]
+			ds := snap.d
 			doc := snap.doc
 			at := doc.Message(2).Span.Start - 1
 			if where == "end" {
 				at = doc.Len()
 			}
-			s.documentDiagnostics(ds, doc) // the verdicts are remembered, as after the first publish
+			s.sess.Diagnostics(ds, doc, true) // the verdicts are remembered, as after the first publish
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
@@ -106,8 +106,39 @@ func BenchmarkDiagnosticsAfterKeystroke10MB(b *testing.B) {
 					doc = doc.Replace(chatdoc.Span{Start: at, End: at + 1}, "")
 				}
 				b.StartTimer()
-				s.documentDiagnostics(ds, doc)
+				s.sess.Diagnostics(ds, doc, true)
 			}
 		})
+	}
+}
+
+// BenchmarkHover10MB hovers the last pending call of the 10 MB document
+// (policy decision and trace included).
+func BenchmarkHover10MB(b *testing.B) {
+	s, snap := openBig(b)
+	last := snap.doc.ToolUses()[len(snap.doc.ToolUses())-1]
+	pos := snap.doc.Lines.Position(last.NameSpan().Start, chatdoc.UTF16)
+	raw := json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, snap.uri, pos.Line, pos.Character))
+	if h, err := s.handlers["textDocument/hover"](s, context.Background(), &raw, snap); err != nil || h == nil {
+		b.Fatalf("no hover: %v", err)
+	}
+	for b.Loop() {
+		if _, err := s.handlers["textDocument/hover"](s, context.Background(), &raw, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCodeLenses10MB lists the lenses of the 10 MB document (five
+// pending placeholders at its end among 11,506 results).
+func BenchmarkCodeLenses10MB(b *testing.B) {
+	s, snap := openBig(b)
+	if lenses, _ := s.codeLenses(context.Background(), noParams{}, snap); len(lenses) != 15 {
+		b.Fatalf("want 3 lenses for each of the 5 pending calls, got %d", len(lenses))
+	}
+	for b.Loop() {
+		if _, err := s.codeLenses(context.Background(), noParams{}, snap); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
-// Package server is the chatls language server: it glues the parser
-// (chatdoc), the policy (approval) and the tool runtime (tools) to LSP over
-// JSON-RPC. Handlers are thin; state lives in immutable document snapshots.
+// Package server is chatls's LSP adapter: it decodes what the editor
+// sends, calls the session (package session, where every decision about a
+// document is made) and encodes the answers, and it is the session's
+// Editor over JSON-RPC (editor.go).
 package server
 
 import (
@@ -8,22 +9,15 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/chatls/chatls/approval"
 	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/execution"
-	"github.com/chatls/chatls/journal"
-	"github.com/chatls/chatls/provider"
-	"github.com/chatls/chatls/provider/usagelog"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
-	"github.com/chatls/chatls/server/workdone"
-	"github.com/chatls/chatls/tools"
-	"github.com/chatls/chatls/tools/custom"
+	"github.com/chatls/chatls/session"
+	"github.com/chatls/chatls/surface"
 )
 
 // Options configure a Server.
@@ -39,72 +33,55 @@ type Options struct {
 	NoCustomTools bool
 }
 
-// Server is one LSP session.
+// Server is one LSP connection over one session.
 type Server struct {
-	// targets are the tools' targets in use (SPEC §8).
-	targets targetPool
-	opts    Options
-	log     *zap.Logger
+	opts Options
+	log  *zap.Logger
+	sess *session.Session
 
 	// conn is set by the first Handle call: jsonrpc2 starts reading inside
 	// NewConn, before Serve could assign its result.
 	conn atomic.Pointer[jsonrpc2.Conn]
 	// frames holds the params of large frames until Handle takes them.
 	frames atomic.Pointer[framing.Stream]
-	// baseCtx is cancelled when the connection ends; tools run under it.
+	// baseCtx is cancelled when the connection ends.
 	baseCtx context.Context
 	stop    context.CancelFunc
 
 	mu           sync.Mutex
-	docs         map[string]*docState
 	initialized  bool
 	shuttingDown bool
 	enc          chatdoc.Encoding
 	encName      string
 	caps         clientFeatures
+	// views are what the editor was last shown of each open document.
+	views map[string]*docView
 	// silent: the client applies edits without answering (Vim's ALE); no
-	// edit waits for its reply (writeback.go).
+	// edit waits for its reply (editor.go).
 	silent atomic.Bool
 	// answered: the client has answered a workspace/applyEdit; a late
-	// answer is then waited for (slowReplyTimeout), not taken for silence.
+	// answer is then waited for (session.SlowReplyTimeout), not taken for
+	// silence.
 	answered atomic.Bool
-	roots    []string // workspace folder paths
 	cancels  map[string]context.CancelFunc
-	settings *settingsState
 
 	// handlers answer the requests the dispatcher does not handle itself.
 	handlers map[string]requestHandler
 	// commands are the chatls commands on a document.
 	commands map[string]command
-
-	// tools are the built-ins and the plugin and MCP sources of the
-	// trusted settings (registry and source set), closed on exit.
-	tools *custom.Session
-	// registry and toolSet are tools.Registry and tools.Set, for short.
-	registry  *tools.Registry
-	toolSet   *custom.Set
-	runner    *tools.Runner
-	executor  *execution.Executor
-	journal   *journal.Journal
-	decisions *approval.DecisionLog
-	// keys finds provider keys (an apiKeyCommand runs once per session);
-	// usage is usage.jsonl.
-	keys  provider.Keys
-	usage *usagelog.Log
-	// started is when the session began (chatls.usage's session totals).
-	started time.Time
-	// sandbox knows whether the bubblewrap binaries in use can start.
-	sandbox tools.SandboxState
-
-	// tasks counts running tool goroutines so shutdown can wait for them.
-	tasks sync.WaitGroup
-	// progressCancels are the runs the editor's progress UI can cancel.
-	progressCancels workdone.Cancels
 	// refreshBusy coalesces inlay-hint refresh requests.
 	refreshBusy atomic.Bool
 
 	exited chan struct{}
 	once   sync.Once
+}
+
+// docView is the editor's side of one open document.
+type docView struct {
+	// tokens answers semantic-token requests, with deltas against the last.
+	tokens *surface.TokenResults
+	// lastStatus is the text of the last chatls/status notice.
+	lastStatus string
 }
 
 // New creates a server; call Serve to run it.
@@ -118,19 +95,16 @@ func New(opts Options) *Server {
 		log:      opts.Logger,
 		baseCtx:  ctx,
 		stop:     cancel,
-		docs:     map[string]*docState{},
 		enc:      chatdoc.UTF16,
 		encName:  lspext.EncodingUTF16,
+		views:    map[string]*docView{},
 		cancels:  map[string]context.CancelFunc{},
 		exited:   make(chan struct{}),
 		handlers: requestHandlers(),
 		commands: commands(),
-		started:  time.Now().UTC(),
 	}
-	s.settings = newSettingsState(s)
-	s.tools = custom.NewSession(s.log, !opts.NoCustomTools)
-	s.registry, s.toolSet = s.tools.Registry, s.tools.Set
-	s.runner = tools.NewRunner(s.registry)
+	s.sess = session.New(session.Options{Logger: opts.Logger, UserConfigPath: opts.UserConfigPath,
+		StateDir: opts.StateDir, NoCustomTools: opts.NoCustomTools}, lspEditor{s})
 	return s
 }
 
@@ -167,27 +141,26 @@ func (s *Server) Serve(rwc io.ReadWriteCloser) int {
 	return 1
 }
 
-// shutdownWork stops running tools and closes files. Safe to call twice.
+// shutdownWork ends the session: running tools stop, files close. Safe to
+// call twice.
 func (s *Server) shutdownWork() {
 	s.once.Do(func() {
 		s.stop()
-		// Tools die with the session (their contexts derive from baseCtx,
-		// which stop ended); their journal entries stay unfinished so a
-		// restarted chatls reports them instead of running them again.
-		s.tasks.Wait()
-		s.targets.Close()
-		if err := s.tools.Close(); err != nil {
-			s.log.Warn("closing tool sources", zap.Error(err))
-		}
-		_ = s.settings.store.Close()
-		if s.journal != nil {
-			_ = s.journal.Close()
-		}
-		if s.decisions != nil {
-			_ = s.decisions.Close()
-		}
+		s.sess.Close()
 	})
 }
 
 // rpc is the connection to the client; nil before the first message.
 func (s *Server) rpc() *jsonrpc2.Conn { return s.conn.Load() }
+
+// view is the editor's side of an open document (made on first use).
+func (s *Server) view(uri string) *docView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.views[uri]
+	if v == nil {
+		v = &docView{tokens: surface.NewTokenResults()}
+		s.views[uri] = v
+	}
+	return v
+}

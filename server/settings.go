@@ -1,126 +1,23 @@
 package server
 
-import (
-	"encoding/json"
-	"sync"
-	"time"
+import "encoding/json"
 
-	"go.uber.org/zap"
-
-	"github.com/chatls/chatls/approval"
-	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/cycle"
-	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/provider"
-	"github.com/chatls/chatls/server/lspext"
-)
-
-// settingsState connects the session's configuration (config.Store: every
-// layer of SPEC §4, validated before it replaces the last good one) to the
-// editor: it pulls the editor's settings, shows what was refused, and keeps
-// what the settings decide for the server — the policy engines and the
-// bound on parallel tools.
-type settingsState struct {
-	s     *Server
-	store *config.Store
-	// apply serializes what follows a change: tool sources, sandbox probe.
-	apply sync.Mutex
-
-	mu sync.Mutex
-	// engines caches the policy of each document per store generation.
-	engines    map[string]*approval.Engine
-	engineGen  int
-	errorShown int // the generation whose policy-build error was shown
-	sem        chan struct{}
-}
-
-func newSettingsState(s *Server) *settingsState {
-	validate := func(l config.Layers) error {
-		return approval.ValidateLayers(l, config.LabelInitOptions, config.LabelPulled, s.log)
-	}
-	st := &settingsState{s: s, store: config.NewStore(validate, approval.TrustedRoot)}
-	st.store.Tell = func(isError bool, msg string) {
-		kind := lspext.MessageWarning
-		if isError {
-			kind = lspext.MessageError
-		}
-		s.showMessage(kind, msg)
-	}
-	st.store.OnCommit = func() {
-		keyenv.SetConfigured(provider.KeyVars(st.store.All()...))
-		s.tools.LSP.ConfigureFrom(st.store.Session().LSP)
-		st.resize()
-		s.updateBuiltins()
-	}
-	st.resize()
-	return st
-}
-
-// effective is the session's settings, for what every document shares
-// (tools.maxConcurrent, web_fetch hosts); everything about one document
-// comes from effectiveFor.
-func (st *settingsState) effective() config.Effective { return st.store.Session() }
-
-// effectiveFor is the settings of the document at path: the user layers
-// plus the .chatls.toml of its workspace root (narrowing only when untrusted).
-func (st *settingsState) effectiveFor(path string) config.Effective {
-	return st.store.For(st.s.workspaceRoot(path))
-}
-
-// defaultTimeout is tools.defaultTimeout of the document at path.
-func (st *settingsState) defaultTimeout(path string) time.Duration {
-	return time.Duration(st.effectiveFor(path).DefaultTimeout) * time.Second
-}
-
-// semaphore bounds parallel tools; resized when maxConcurrent changes.
-func (st *settingsState) semaphore() chan struct{} {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.sem
-}
-
-func (st *settingsState) resize() {
-	n := st.store.Session().MaxConcurrent
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.sem == nil || cap(st.sem) != n {
-		st.sem = make(chan struct{}, n)
-	}
-}
-
-// initialLoad loads every layer and watches the files.
-func (st *settingsState) initialLoad(userPath string, roots []string, initOptions any) {
-	var data json.RawMessage
-	if initOptions != nil {
-		data, _ = json.Marshal(initOptions)
-	}
-	if err := st.store.Load(userPath, roots, data, st.s.onSettingsChanged); err != nil {
-		st.s.log.Warn("cannot watch config files; changes need a restart", zap.Error(err))
-	}
-}
-
-// pull asks the client for section "chatls" (workspace/configuration).
-func (st *settingsState) pull() {
-	if data, ok := st.s.pullConfiguration(); ok {
-		st.store.SetEditor(data, true)
-	}
+// pullSettings asks the client for section "chatls"
+// (workspace/configuration) and hands it to the session.
+func (s *Server) pullSettings() {
+	data, _ := s.pullConfiguration()
+	s.sess.SetEditorSettings(data)
 }
 
 // reloadEditorSettings handles workspace/didChangeConfiguration: settings in
 // the notification are used directly; otherwise they are pulled.
-func (st *settingsState) reloadEditorSettings(raw *json.RawMessage) {
+func (s *Server) reloadEditorSettings(raw *json.RawMessage) {
 	var p struct {
 		Settings json.RawMessage `json:"settings"`
 	}
 	if raw != nil && json.Unmarshal(*raw, &p) == nil && len(p.Settings) > 0 && string(p.Settings) != "null" {
-		st.store.SetEditor(p.Settings, true)
-	} else {
-		st.pull()
+		s.sess.SetEditorSettings(p.Settings)
+		return
 	}
-	st.s.onSettingsChanged()
-}
-
-// keyNames are the client's key names, for the document's messages.
-func (s *Server) keyNames(ds *docState) cycle.Keys {
-	return s.settings.effectiveFor(ds.path).Keys
+	s.pullSettings()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
+	"github.com/chatls/chatls/session"
 )
 
 // A client that has answered an edit is slow when a later answer is late,
@@ -16,9 +17,9 @@ import (
 func TestStreamLandsOnceWhenAnswersAreLate(t *testing.T) {
 	// The first answer comes at once and must beat the bound even on a
 	// busy machine: 1 s. Every later one comes after it.
-	old := applyEditReplyTimeout
-	applyEditReplyTimeout = time.Second
-	t.Cleanup(func() { applyEditReplyTimeout = old })
+	old := session.EditReplyTimeout
+	session.EditReplyTimeout = time.Second
+	t.Cleanup(func() { session.EditReplyTimeout = old })
 	rng := rand.New(rand.NewPCG(1, 2))
 	delay := func(n int) time.Duration {
 		if n == 1 {

@@ -7,8 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/chatls/chatls/chatdoc"
-	"github.com/chatls/chatls/cycle"
-	"github.com/chatls/chatls/server/surface"
+	"github.com/chatls/chatls/surface"
 )
 
 // The handlers below are thin: the work is in package surface, on the
@@ -19,12 +18,8 @@ type noParams struct{}
 
 func (s *Server) documentSymbols(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
 	return surface.DocumentSymbols(snap.doc, snap.enc, func(id string) string {
-		if ds := s.docState(snap.uri); ds != nil {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if run, ok := ds.ledger.Run(id); ok && run.Phase != cycle.Writing {
-				return "running"
-			}
+		if s.sess.Running(snap.d, id) {
+			return "running"
 		}
 		if r := snap.doc.ToolResult(id); r != nil {
 			if r.Status == chatdoc.StatusDone {
@@ -50,7 +45,7 @@ func (s *Server) selectionRanges(ctx context.Context, p protocol.SelectionRangeP
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams, snap *snapshot) (any, error) {
 	var names []string
-	for _, d := range s.registry.List() {
+	for _, d := range s.sess.Registry().List() {
 		names = append(names, d.Name)
 	}
 	return surface.Completion(snap.doc, snap.enc, docPosition(p.Position), names), nil
@@ -76,22 +71,16 @@ func (s *Server) codeLenses(ctx context.Context, _ noParams, snap *snapshot) ([]
 			lenses = append(lenses, protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: c.title, Command: c.cmd, Arguments: args}})
 		}
 	}
-	if ds := s.docState(snap.uri); ds != nil {
-		for _, a := range s.answerLenses(ds, snap.doc) {
-			rng := lspRange(snap.doc, chatdoc.Span{Start: a.at, End: a.at + len(assistantMarker)}, snap.enc)
-			lenses = append(lenses, protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: a.lensTitle(), Command: "chatls.usage",
-				Arguments: []interface{}{map[string]any{"uri": snap.uri}}}})
-		}
+	for _, a := range s.sess.AnswerLenses(snap.d, snap.doc) {
+		rng := lspRange(snap.doc, a.At, snap.enc)
+		lenses = append(lenses, protocol.CodeLens{Range: rng, Command: &protocol.Command{Title: a.Title, Command: "chatls.usage",
+			Arguments: []interface{}{map[string]any{"uri": snap.uri}}}})
 	}
 	return lenses, nil
 }
 
 func (s *Server) semanticTokensFull(ctx context.Context, _ noParams, snap *snapshot) (any, error) {
-	ds := s.docState(snap.uri)
-	if ds == nil {
-		return nil, errNotOpen()
-	}
-	return ds.tokens.Full(snap.doc, snap.enc), nil
+	return s.view(snap.uri).tokens.Full(snap.doc, snap.enc), nil
 }
 
 // semanticTokensDeltaParams is textDocument/semanticTokens/full/delta's params.
@@ -100,9 +89,5 @@ type semanticTokensDeltaParams struct {
 }
 
 func (s *Server) semanticTokensDelta(ctx context.Context, p semanticTokensDeltaParams, snap *snapshot) (any, error) {
-	ds := s.docState(snap.uri)
-	if ds == nil {
-		return nil, errNotOpen()
-	}
-	return ds.tokens.Delta(snap.doc, snap.enc, p.PreviousResultID), nil
+	return s.view(snap.uri).tokens.Delta(snap.doc, snap.enc, p.PreviousResultID), nil
 }

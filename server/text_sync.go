@@ -9,6 +9,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/surface"
 )
 
 // didOpen installs the first snapshot. Opening only analyses: it edits and
@@ -20,17 +21,10 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 		return
 	}
 	uri := string(p.TextDocument.URI)
-	snap := chatdoc.Parse(p.TextDocument.Text)
-	ds := newDocState(uri, snap, p.TextDocument.Version)
-	s.takeApprovalsMadeAway(ds)
 	s.mu.Lock()
-	if old := s.docs[uri]; old != nil {
-		old.closeLocked() // opened twice without a close: the old state ends
-	}
-	s.docs[uri] = ds
+	s.views[uri] = &docView{tokens: surface.NewTokenResults()}
 	s.mu.Unlock()
-	go s.docWorker(ds)
-	s.scheduleDiagnostics(ds)
+	s.sess.Open(uri, p.TextDocument.Text, p.TextDocument.Version)
 }
 
 // decodeTextParams is json.Unmarshal(raw, p) for didOpen and didChange,
@@ -68,13 +62,6 @@ func (s *Server) didChange(raw *json.RawMessage) {
 	}
 	uri := string(p.TextDocument.URI)
 	changes := make([]chatdoc.Change, 0, len(p.ContentChanges))
-	s.mu.Lock()
-	ds := s.docs[uri]
-	if ds == nil {
-		s.mu.Unlock()
-		s.log.Warn("didChange for a document that is not open", zap.String("uri", uri))
-		return
-	}
 	for _, c := range p.ContentChanges {
 		ch := chatdoc.Change{Text: c.Text}
 		if c.Range != nil {
@@ -85,16 +72,8 @@ func (s *Server) didChange(raw *json.RawMessage) {
 		}
 		changes = append(changes, ch)
 	}
-	if p.TextDocument.Version <= ds.version {
-		// LSP versions only grow; an editor that breaks this is sending
-		// changes out of order and the document may drift.
-		s.log.Warn("didChange with a version that does not increase", zap.String("uri", uri), zap.Int32("have", ds.version), zap.Int32("got", p.TextDocument.Version))
-	}
-	wake, changed, lost := s.receiveLocked(ds, changes, p.TextDocument.Version)
-	s.mu.Unlock()
-	s.redo(ds, lost)
-	if changed {
-		s.afterChange(ds, wake)
+	if !s.sess.Change(uri, changes, p.TextDocument.Version) {
+		s.log.Warn("didChange for a document that is not open", zap.String("uri", uri))
 	}
 }
 
@@ -105,39 +84,10 @@ func (s *Server) didClose(raw *json.RawMessage) {
 	}
 	uri := string(p.TextDocument.URI)
 	s.mu.Lock()
-	ds := s.docs[uri]
-	delete(s.docs, uri)
-	if ds != nil {
-		ds.closeLocked()
-	}
+	delete(s.views, uri)
 	s.mu.Unlock()
-	if ds != nil {
+	if s.sess.CloseDoc(uri) {
 		// Clear the editor's problems list for the closed file.
 		go s.publishDiagnostics(uri, nil, nil)
-	}
-}
-
-// closeLocked ends the document's worker; the caller holds Server.mu.
-func (ds *docState) closeLocked() {
-	if ds.closed {
-		return
-	}
-	ds.closed = true
-	if ds.send != nil {
-		ds.send.cancel(errCancelledByUser) // closing the document stops its request
-	}
-	close(ds.kick)
-	close(ds.done)
-	if ds.diagTimer != nil {
-		ds.diagTimer.Stop()
-	}
-}
-
-// wake asks the document's worker to run an autopilot step. Kicks coalesce.
-func (ds *docState) wake() {
-	defer func() { _ = recover() }() // the channel is closed when the document closes
-	select {
-	case ds.kick <- true:
-	default:
 	}
 }

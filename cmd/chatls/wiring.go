@@ -18,7 +18,7 @@ import (
 	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/internal/keyenv"
 	"github.com/chatls/chatls/provider"
-	"github.com/chatls/chatls/server/surface"
+	"github.com/chatls/chatls/surface"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"

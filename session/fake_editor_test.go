@@ -1,0 +1,165 @@
+package session
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc"
+)
+
+// fakeEditor is an Editor with buffers of its own that behaves as real
+// clients do: it may refuse an edit (a version check after the user typed),
+// answer late, answer before or after it echoes the edit, and echo it as a
+// ranged change (VS Code, Neovim) or as the whole text (Vim's ALE).
+type fakeEditor struct {
+	s *Session
+
+	mu       sync.Mutex
+	bufs     map[string]*chatdoc.Document
+	versions map[string]int32
+	// changed is closed and replaced on every change of a buffer.
+	changed  chan struct{}
+	messages []string
+	applied  int
+
+	// refuse, when set, says which edits the editor refuses.
+	refuse func(EditRequest) bool
+	// delay, when set, is how long the editor takes to answer an edit.
+	delay func() time.Duration
+	// wholeText echoes every edit as the whole text; replyFirst answers
+	// before echoing (Neovim) instead of after (VS Code).
+	wholeText, replyFirst bool
+}
+
+func newFakeEditor() *fakeEditor {
+	return &fakeEditor{bufs: map[string]*chatdoc.Document{}, versions: map[string]int32{}, changed: make(chan struct{})}
+}
+
+func (e *fakeEditor) ApplyEdit(req EditRequest) <-chan EditReply {
+	out := make(chan EditReply, 1)
+	go func() {
+		if e.delay != nil {
+			time.Sleep(e.delay()) // the client's latency, not a wait of the test
+		}
+		e.mu.Lock()
+		buf, version := e.bufs[req.URI], e.versions[req.URI]
+		if buf == nil || (e.refuse != nil && e.refuse(req)) || req.Versioned && version != req.Version {
+			e.mu.Unlock()
+			out <- EditReply{Reason: "the document changed"}
+			return
+		}
+		// Positions, as on the wire, counted in the text the edit was built
+		// on; applied to the buffer as it is, the way an editor does.
+		enc := e.s.Encoding()
+		changes := make([]chatdoc.Change, 0, len(req.Edits))
+		sorted := append([]chatdoc.TextEdit(nil), req.Edits...)
+		for i := 1; i < len(sorted); i++ { // later edits first: earlier positions stay valid
+			for j := i; j > 0 && sorted[j].Span.Start > sorted[j-1].Span.Start; j-- {
+				sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+			}
+		}
+		for _, te := range sorted {
+			r := chatdoc.Range{Start: req.Doc.Lines.Position(te.Span.Start, enc), End: req.Doc.Lines.Position(te.Span.End, enc)}
+			changes = append(changes, chatdoc.Change{Range: &r, Text: te.NewText})
+		}
+		next := buf.Apply(changes, enc)
+		e.bufs[req.URI], e.versions[req.URI] = next, version+1
+		e.applied++
+		e.notifyLocked()
+		e.mu.Unlock()
+		if e.wholeText {
+			changes = []chatdoc.Change{{Text: next.Text()}}
+		}
+		if e.replyFirst {
+			out <- EditReply{Applied: true}
+			e.s.Change(req.URI, changes, version+1)
+			return
+		}
+		e.s.Change(req.URI, changes, version+1)
+		out <- EditReply{Applied: true}
+	}()
+	return out
+}
+
+func (e *fakeEditor) Echoes() bool { return true }
+
+func (e *fakeEditor) ShowMessage(_ MessageLevel, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.messages = append(e.messages, text)
+	e.notifyLocked()
+}
+
+func (e *fakeEditor) Changed(*Doc) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.notifyLocked()
+}
+
+func (e *fakeEditor) RefreshHints()                   {}
+func (e *fakeEditor) CreateProgress(string) error     { return nil }
+func (e *fakeEditor) Progress(string, map[string]any) {}
+func (e *fakeEditor) notifyLocked()                   { close(e.changed); e.changed = make(chan struct{}) }
+func (e *fakeEditor) text(uri string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.bufs[uri].Text()
+}
+func (e *fakeEditor) open(uri string, doc *chatdoc.Document) { e.bufs[uri], e.versions[uri] = doc, 1 }
+
+// typeText is the user's edit: the first old in the buffer becomes new.
+func (e *fakeEditor) typeText(t *testing.T, uri, old, new string) {
+	t.Helper()
+	e.mu.Lock()
+	buf := e.bufs[uri]
+	at := strings.Index(buf.Text(), old)
+	if at < 0 {
+		e.mu.Unlock()
+		t.Fatalf("%q is not in the buffer:\n%s", old, buf.Text())
+	}
+	enc := e.s.Encoding()
+	r := chatdoc.Range{Start: buf.Lines.Position(at, enc), End: buf.Lines.Position(at+len(old), enc)}
+	change := []chatdoc.Change{{Range: &r, Text: new}}
+	e.bufs[uri] = buf.Apply(change, enc)
+	e.versions[uri]++
+	version := e.versions[uri]
+	e.notifyLocked()
+	e.mu.Unlock()
+	e.s.Change(uri, change, version)
+}
+
+// waitFor waits until cond holds, re-checking on every change the editor
+// sees; it fails the test after 20 s, saying what it waited for.
+func (e *fakeEditor) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		e.mu.Lock()
+		changed := e.changed
+		e.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("waited 20 s for %s", what)
+		}
+	}
+}
+
+// waitText waits until the buffer holds every sub.
+func (e *fakeEditor) waitText(t *testing.T, uri string, subs ...string) {
+	t.Helper()
+	e.waitFor(t, "the text "+strings.Join(subs, " + "), func() bool {
+		text := e.text(uri)
+		for _, sub := range subs {
+			if !strings.Contains(text, sub) {
+				return false
+			}
+		}
+		return true
+	})
+}
