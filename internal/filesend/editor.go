@@ -86,7 +86,8 @@ func (e *fileEditor) apply(req session.EditRequest) session.EditReply {
 			return session.EditReply{Reason: "FILE changed while it was written"}
 		}
 		if err != nil {
-			e.failed = err // "writing FILE: …: no space left on device (the file is unchanged)"
+			// "writing FILE: …: no space left on device (the file is unchanged)"
+			e.failed = fmt.Errorf("%w; make room and run chatls send again", err)
 			return session.EditReply{Err: e.failed}
 		}
 		e.written, e.stat = text, stat
