@@ -34,6 +34,62 @@ type Executor struct {
 	// because its size follows the settings.
 	Slots func() chan struct{}
 	Log   *zap.Logger
+
+	// taken are the calls taken and not yet returned from Run, by
+	// document and ID: the one place a call's cancel lives.
+	mu    sync.Mutex
+	taken map[takenKey]*Taken
+}
+
+// Taken is a call taken to run: from Take on, Cancel stops it, whether it
+// still waits for Run, for a slot, or runs.
+type Taken struct {
+	key    takenKey
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+type takenKey struct{ document, id string }
+
+// Take registers a call about to run under base (the session's context);
+// hand it to Run. false: it is taken already.
+func (e *Executor) Take(base context.Context, document, id string) (*Taken, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := takenKey{document, id}
+	if e.taken[key] != nil {
+		return nil, false
+	}
+	if e.taken == nil {
+		e.taken = map[takenKey]*Taken{}
+	}
+	ctx, cancel := context.WithCancelCause(base)
+	t := &Taken{key: key, ctx: ctx, cancel: cancel}
+	e.taken[key] = t
+	return t, true
+}
+
+// Cancel stops a taken call with ErrCancelled (the user's cancel); false
+// when no such call is taken.
+func (e *Executor) Cancel(document, id string) bool {
+	e.mu.Lock()
+	t := e.taken[takenKey{document, id}]
+	e.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	t.cancel(ErrCancelled)
+	return true
+}
+
+// forget ends a taken call once Run returns.
+func (e *Executor) forget(t *Taken) {
+	t.cancel(nil)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.taken[t.key] == t {
+		delete(e.taken, t.key)
+	}
 }
 
 // Job is one call taken to run.
@@ -75,11 +131,13 @@ type Outcome struct {
 // another process runs the call.
 const elsewherePoll = time.Second
 
-// Run runs the job under ctx — cancel it with ErrCancelled as the cause
-// for the user's cancel; base is the session's context (its end means
-// chatls shuts down, and the journal entry stays unfinished so a restarted
-// chatls reports the run instead of repeating it).
-func (e *Executor) Run(base, ctx context.Context, j Job) Outcome {
+// Run runs the taken job (Cancel stops it); base is the session's context
+// (its end means chatls shuts down, and the journal entry stays
+// unfinished so a restarted chatls reports the run instead of repeating
+// it).
+func (e *Executor) Run(base context.Context, t *Taken, j Job) Outcome {
+	defer e.forget(t)
+	ctx := t.ctx
 	take, waited, err := e.slot(ctx)
 	if err != nil {
 		return e.cancelledBeforeStart(base, ctx, j)

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"sync"
 	"time"
 	"weak"
@@ -15,7 +14,7 @@ import (
 )
 
 // Doc is everything the session knows about one open document. The
-// snapshot is immutable; it, the version, the ledger and runs are only
+// snapshot is immutable; it, the version and the ledger are only
 // touched under Session.mu.
 type Doc struct {
 	uri  string
@@ -33,9 +32,6 @@ type Doc struct {
 	changed chan struct{}
 	// ledger is the cycle's record of this session (cycle.Ledger).
 	ledger *cycle.Ledger
-	// runs are the cancellation handles and progress of the tools the
-	// ledger has taken to run, by ID.
-	runs map[string]*runState
 	// writesIdle is closed while no result is being written (see beginWrite).
 	writesIdle chan struct{}
 
@@ -73,16 +69,6 @@ type Doc struct {
 	closed    bool
 }
 
-// runState is the server's side of one run the ledger tracks: how to
-// cancel it and what its progress shows.
-type runState struct {
-	id string
-	// ctx is the run's own context: cancel stops it whether it is still
-	// queued, about to start or running (chatls.cancel, progress cancel).
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-}
-
 func newDoc(uri string, snap *chatdoc.Document, version int32) *Doc {
 	return &Doc{
 		uri:        uri,
@@ -93,7 +79,6 @@ func newDoc(uri string, snap *chatdoc.Document, version int32) *Doc {
 		echoed:     closedChan(),
 		changed:    make(chan struct{}),
 		ledger:     cycle.NewLedger(snap),
-		runs:       map[string]*runState{},
 		writesIdle: closedChan(),
 		kick:       make(chan bool, 1),
 		done:       make(chan struct{}),

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,14 +31,17 @@ func (s *Session) startTool(ds *Doc, id string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	ctx, cancel := context.WithCancelCause(s.baseCtx)
-	rs := &runState{id: id, ctx: ctx, cancel: cancel}
-	ds.runs[id] = rs
+	taken, ok := s.executor.Take(s.baseCtx, ds.journalKey(), id)
+	if !ok {
+		ds.ledger.Done(id)
+		s.mu.Unlock()
+		return false
+	}
 	s.mu.Unlock()
 	s.tasks.Add(1)
 	go func() {
 		defer s.tasks.Done()
-		s.runTool(ds, rs)
+		s.runTool(ds, id, taken)
 	}()
 	return true
 }
@@ -47,7 +49,7 @@ func (s *Session) startTool(ds *Doc, id string) bool {
 // runTool runs one taken tool through the executor (at most once per ID)
 // and writes its result; meanwhile the ledger, hints, diagnostics and
 // $/progress show it.
-func (s *Session) runTool(ds *Doc, rs *runState) {
+func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 	var progress *runProgress
 	var announcement *workdone.Delayed
 	stopTicker := func() {}
@@ -55,15 +57,13 @@ func (s *Session) runTool(ds *Doc, rs *runState) {
 	defer func() {
 		stopTicker()
 		announced := announcement != nil && announcement.Settle()
-		rs.cancel(nil)
 		s.mu.Lock()
-		delete(ds.runs, rs.id)
-		ds.ledger.Done(rs.id)
+		ds.ledger.Done(id)
 		s.mu.Unlock()
 		if out.Again && s.baseCtx.Err() == nil {
 			// Another chatls ran it: its recorded result (or the
 			// interrupted text) goes into this block instead.
-			s.resolve(ds, true, rs.id)
+			s.resolve(ds, true, id)
 		}
 		if announced {
 			// Hints said "running"; a result edit makes clients ask again
@@ -75,15 +75,15 @@ func (s *Session) runTool(ds *Doc, rs *runState) {
 	}()
 	var escape cycle.Escape // what the user's approval let this call do (sandbox=off, network=on)
 	job := execution.Job{
-		Document: ds.journalKey(), URI: ds.uri, ID: rs.id,
+		Document: ds.journalKey(), URI: ds.uri, ID: id,
 		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
 			doc, l := s.view(ds)
-			by, v, ok := cycle.Gate(doc, l, rs.id, s.facts(ds, doc, ""))
-			u := doc.ToolUse(rs.id)
+			by, v, ok := cycle.Gate(doc, l, id, s.facts(ds, doc, ""))
+			u := doc.ToolUse(id)
 			if !ok || u == nil {
 				return tools.Call{}, "", "", v, false
 			}
-			escape = l.SandboxEscape(u, doc.ToolResult(rs.id))
+			escape = l.SandboxEscape(u, doc.ToolResult(id))
 			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
@@ -95,23 +95,23 @@ func (s *Session) runTool(ds *Doc, rs *runState) {
 		},
 		Started: func(call tools.Call, env tools.Env, waited bool) {
 			s.mu.Lock()
-			ds.ledger.Started(rs.id, call.Name, time.Now(), waited)
+			ds.ledger.Started(id, call.Name, time.Now(), waited)
 			s.mu.Unlock()
-			progress = s.newRunProgress(rs, call, env.Target)
+			progress = s.newRunProgress(ds, id, call, env.Target)
 			announcement = s.announceLater(ds, progress)
 			stopTicker = s.tickWhileRunning()
 		},
 	}
 	if testHookBeforeRun != nil {
-		job.BeforeRun = func() { testHookBeforeRun(rs.id) }
+		job.BeforeRun = func() { testHookBeforeRun(id) }
 	}
-	out = s.executor.Run(s.baseCtx, rs.ctx, job)
+	out = s.executor.Run(s.baseCtx, taken, job)
 	if announcement != nil {
 		announcement.Settle() // "end" must follow "begin" if the announcement went out
 		progress.end(out.Result)
 	}
 	if out.Write {
-		s.writeResult(ds, rs.id, out.Result)
+		s.writeResult(ds, id, out.Result)
 	}
 }
 
@@ -225,14 +225,7 @@ func (s *Session) readDenied(ds *Doc) func(string) bool {
 // cancel), whether it is queued for a slot, about to start or running. It
 // reports whether there was one to stop.
 func (s *Session) cancelTool(ds *Doc, id string) bool {
-	s.mu.Lock()
-	rs := ds.runs[id]
-	s.mu.Unlock()
-	if rs == nil {
-		return false
-	}
-	rs.cancel(execution.ErrCancelled)
-	return true
+	return s.executor.Cancel(ds.journalKey(), id)
 }
 
 // tickWhileRunning refreshes inlay hints every second so a running call's

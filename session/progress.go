@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chatls/chatls/execution"
 	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/internal/workdone"
 	"github.com/chatls/chatls/tools"
@@ -23,10 +22,10 @@ type runProgress struct {
 
 // newRunProgress prepares the progress of one run; nothing is sent until
 // begin (after announceAfter).
-func (s *Session) newRunProgress(rs *runState, call tools.Call, target *tools.TargetEnv) *runProgress {
-	token := fmt.Sprintf("chatls/%s/%s", rs.id, time.Now().Format("150405.000"))
+func (s *Session) newRunProgress(ds *Doc, id string, call tools.Call, target *tools.TargetEnv) *runProgress {
+	token := fmt.Sprintf("chatls/%s/%s", id, time.Now().Format("150405.000"))
 	rep := workdone.New(s.editor, token, "chatls: "+s.previewCall(target, call.Name, call.Input, 60))
-	remove := s.progressCancels.Add(token, func() { rs.cancel(execution.ErrCancelled) })
+	remove := s.progressCancels.Add(token, func() { s.cancelTool(ds, id) })
 	return &runProgress{Reporter: rep, remove: remove}
 }
 
