@@ -40,15 +40,15 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 	}
 
 	if r, u := blockAt(doc, span.Start); u != nil && ds != nil {
-		for _, a := range s.sess.Actions(ds, doc, r, u) {
-			if act, ok := s.codeActionFor(a, snap, doc, u, edit, command); ok {
+		for _, o := range s.sess.Offers(ds, doc, r, u) {
+			if act, ok := s.codeActionFor(o, snap, doc, u, edit, command); ok {
 				actions = append(actions, act)
 			}
 		}
 	}
 	actions = append(actions, s.allPendingActions(doc, edit)...)
 	for _, fix := range s.quickFixes(ds, doc, span, edit) {
-		if fix.insertsPlaceholders && hasTitle(actions, insertTitle) {
+		if fix.insertsPlaceholders && hasTitle(actions, session.InsertTitle) {
 			continue // one action that inserts placeholders, the one that applies the policy
 		}
 		actions = append(actions, fix.codeAction)
@@ -56,52 +56,41 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 	return actions, nil
 }
 
-// codeActionFor turns one of the cycle's actions into an LSP code action:
-// Approve and Reject are plain edits of the status (approval is an edit),
-// the others commands.
-func (s *Server) codeActionFor(a cycle.Action, snap *snapshot, doc *chatdoc.Document, u *chatdoc.ToolUse,
+// codeActionFor turns one of the session's offers into an LSP code
+// action: Approve and Reject are plain edits of the status (approval is an
+// edit), the others commands.
+func (s *Server) codeActionFor(o session.Offer, snap *snapshot, doc *chatdoc.Document, u *chatdoc.ToolUse,
 	edit func([]chatdoc.TextEdit) *lspext.WorkspaceEdit, command func(title, name string, args map[string]any) *protocol.Command) (codeAction, bool) {
-	name, args := u.Name, map[string]any{"uri": snap.uri, "id": u.ID}
-	setStatus := func(title string, to chatdoc.Status, preferred bool) (codeAction, bool) {
+	args := map[string]any{"uri": snap.uri, "id": u.ID}
+	setStatus := func(to chatdoc.Status, preferred bool) (codeAction, bool) {
 		e, err := chatdoc.SetStatus(doc, u.ID, to)
-		return codeAction{Title: title, Kind: "quickfix", IsPreferred: preferred, Edit: edit(e)}, err == nil
+		return codeAction{Title: o.Title, Kind: "quickfix", IsPreferred: preferred, Edit: edit(e)}, err == nil
 	}
-	switch a {
-	case cycle.ActCancel:
-		return codeAction{Title: "Cancel", Kind: "quickfix", Command: command("Cancel", "chatls.cancel", args)}, true
-	case cycle.ActInsert:
-		return codeAction{Title: insertTitle, Kind: "quickfix", IsPreferred: true,
-			Command: command(insertTitle, "chatls.advance", map[string]any{"uri": snap.uri})}, true
-	case cycle.ActApprove:
-		return setStatus("Approve "+s.sess.Preview(snap.d, doc, u), chatdoc.StatusApproved, true)
-	case cycle.ActApproveOutside, cycle.ActApproveOutsideNetwork:
-		words, title := " sandbox=off", "Approve bash outside the sandbox"
-		if a == cycle.ActApproveOutsideNetwork {
-			words, title = " sandbox=off network=on", "Approve bash outside the sandbox with network"
-		}
+	approveWithWords := func(words string) (codeAction, bool) {
 		e, err := approveWith(doc, u.ID, words)
-		return codeAction{Title: title, Kind: "quickfix", Edit: edit(e)}, err == nil
+		return codeAction{Title: o.Title, Kind: "quickfix", Edit: edit(e)}, err == nil
+	}
+	switch o.Action {
+	case cycle.ActCancel:
+		return codeAction{Title: o.Title, Kind: "quickfix", Command: command(o.Title, "chatls.cancel", args)}, true
+	case cycle.ActInsert:
+		return codeAction{Title: o.Title, Kind: "quickfix", IsPreferred: true,
+			Command: command(o.Title, "chatls.advance", map[string]any{"uri": snap.uri})}, true
+	case cycle.ActApprove:
+		return setStatus(chatdoc.StatusApproved, true)
+	case cycle.ActApproveOutside:
+		return approveWithWords(" sandbox=off")
+	case cycle.ActApproveOutsideNetwork:
+		return approveWithWords(" sandbox=off network=on")
 	case cycle.ActRunNow:
-		return codeAction{Title: "Run now", Kind: "quickfix", Command: command("Run now", "chatls.run", args)}, true
+		return codeAction{Title: o.Title, Kind: "quickfix", Command: command(o.Title, "chatls.run", args)}, true
 	case cycle.ActAskAgain:
-		return setStatus(fmt.Sprintf("Ask again for %s (set to pending, then approve)", name), chatdoc.StatusPending, true)
+		return setStatus(chatdoc.StatusPending, true)
 	case cycle.ActReject:
-		return setStatus("Reject "+name, chatdoc.StatusRejected, false)
+		return setStatus(chatdoc.StatusRejected, false)
 	case cycle.ActAlwaysAllow:
-		rule, workspace := s.sess.SuggestRule(snap.d, u)
-		if rule == "" {
-			return codeAction{}, false
-		}
-		// A rule in the .chatls.toml of an untrusted workspace would have
-		// no effect: the command writes the user config then, and the
-		// title says so.
-		title, scope := fmt.Sprintf("Always allow %s in this workspace", rule), "workspace"
-		if !workspace {
-			// Its .chatls.toml would not count (trust.workspaces does not list it).
-			title, scope = fmt.Sprintf("Always allow %s everywhere (in your user config)", rule), "user"
-		}
-		return codeAction{Title: title, Kind: "quickfix",
-			Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": scope, "rule": rule})}, true
+		return codeAction{Title: o.Title, Kind: "quickfix",
+			Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": o.Scope, "rule": o.Rule})}, true
 	}
 	return codeAction{}, false
 }
@@ -146,9 +135,6 @@ func (s *Server) allPendingActions(doc *chatdoc.Document, edit func([]chatdoc.Te
 		{Title: fmt.Sprintf("Reject all %d pending", n), Kind: "source.chatls", Edit: edit(reject)},
 	}
 }
-
-// insertTitle is the action that categorizes unanswered tool uses (SPEC §3).
-const insertTitle = "Insert approval placeholders"
 
 func hasTitle(actions []codeAction, title string) bool {
 	for _, a := range actions {
