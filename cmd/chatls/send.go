@@ -9,13 +9,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/chatls/chatls/internal/filesend"
+	"github.com/chatls/chatls/terminal"
 	"github.com/chatls/chatls/tools"
 )
 
 // runSend is `chatls send FILE`: the agent in a terminal, on the same
 // files. The session runs in this process with FILE as its editor
-// (package filesend): every change is written to FILE atomically.
+// (package terminal): every change is written to FILE atomically.
 func runSend(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chatls send", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,7 +45,7 @@ func runSend(args []string, stdout, stderr io.Writer) int {
 	// written before chatls send exits 130.
 	interrupted, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
-	code, err := filesend.Run(fs.Arg(0), filesend.Options{MaxTurns: *maxTurns, Model: *model, ConfigPath: *configPath, Logger: logger}, interrupted, stdout, stderr)
+	code, err := terminal.Run(fs.Arg(0), terminal.Options{MaxTurns: *maxTurns, Model: *model, ConfigPath: *configPath, Logger: logger}, interrupted, stdout, stderr)
 	// The session stopped its tools; this also ends any a stuck goroutine missed.
 	tools.KillAll()
 	if err != nil {

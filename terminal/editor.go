@@ -1,7 +1,7 @@
-// Package filesend is `chatls send FILE`: the session (package session) run
+// Package terminal is `chatls send FILE`: the session (package session) run
 // in process on a file, with the file as its editor (SPEC §7 "The terminal
 // is a full client").
-package filesend
+package terminal
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package filesend
+package terminal
 
 import (
 	"context"
