@@ -68,7 +68,7 @@ func (s *Session) Preview(ds *Doc, doc *chatdoc.Document, u *chatdoc.ToolUse) st
 // count, the workspace is not trusted; it goes to the user config).
 func (s *Session) SuggestRule(ds *Doc, u *chatdoc.ToolUse) (rule string, workspace bool) {
 	root := s.workspaceRoot(ds.path)
-	rule = approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.Input(), DocPath: ds.path, WorkspaceRoot: root})
+	rule = approval.SuggestRule(approval.Call{Tool: u.Name, Input: u.ToolInput(), DocPath: ds.path, WorkspaceRoot: root})
 	return rule, s.settings.store.WorkspaceApplies(root)
 }
 

@@ -195,6 +195,9 @@ type Status struct {
 	// Unsandboxed: the document's settings want the sandbox but
 	// bubblewrap cannot start here (SPEC §5).
 	Unsandboxed bool `json:"unsandboxed,omitempty"`
+	// Jobs counts the background jobs running in this session (Flemma
+	// 0.12): their results arrive in the document when they end.
+	Jobs int `json:"jobs,omitempty"`
 }
 
 // usageShown is the last answer's usage in the status.
@@ -232,5 +235,6 @@ func (s *Session) Status(ds *Doc) Status {
 		st.Chain = &chainShown{ID: c.id, Armed: c.armed, Turns: c.turns}
 	}
 	st.Problem = ds.sendProblem
+	st.Jobs = ds.runningJobs()
 	return st
 }

@@ -49,6 +49,7 @@ func (s *Session) step(ctx context.Context, ds *Doc, force bool) cycle.Report {
 		s.awaitWrites(ctx, ds)
 		recovered = s.closeCutAnswer(ds)
 	}
+	s.recoverJobs(ds)
 	categorized := s.categorize(ds, force)
 	executed := s.resolve(ds, force, "")
 	doc, l := s.view(ds)
@@ -211,7 +212,7 @@ func (s *Session) facts(ds *Doc, doc *chatdoc.Document, logSource string) cycle.
 			if _, known := onTarget.Lookup(u.Name); !known {
 				return cycle.UnknownTool(u.Name, s.registry.Suggest(u.Name))
 			}
-			return onTarget.InvalidInput(u.Name, u.Input())
+			return onTarget.InvalidInput(u.Name, u.ToolInput())
 		},
 	}
 }

@@ -115,7 +115,7 @@ func (s *Session) sessionDiagnostics(ds *Doc, doc *chatdoc.Document) []chatdoc.D
 // preview is the one-line description of a call (SPEC §3 formats), naming
 // the target it runs on (`bash@build: $ make test`, SPEC §8).
 func (s *Session) preview(t *tools.TargetEnv, u *chatdoc.ToolUse, maxLen int) string {
-	return s.previewCall(t, u.Name, u.Input(), maxLen)
+	return s.previewCall(t, u.Name, u.ToolInput(), maxLen)
 }
 
 func (s *Session) previewCall(t *tools.TargetEnv, name string, input map[string]any, maxLen int) string {

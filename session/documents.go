@@ -62,6 +62,8 @@ type Doc struct {
 	// sendProblem is why the last send was refused or stopped, shown at
 	// the last @You: marker until a send starts.
 	sendProblem string
+	// jobs are the background jobs running in this session: job → tool ID.
+	jobs map[string]string
 	// answers are this session's responses, for their code lenses.
 	answers []*answerRecord
 	// diagTimer debounces diagnostics.
@@ -81,6 +83,7 @@ func newDoc(uri string, snap *chatdoc.Document, version int32) *Doc {
 		ledger:     cycle.NewLedger(snap),
 		writesIdle: closedChan(),
 		kick:       make(chan bool, 1),
+		jobs:       map[string]string{},
 		done:       make(chan struct{}),
 	}
 }

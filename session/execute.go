@@ -74,6 +74,8 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 		s.scheduleDiagnostics(ds)
 	}()
 	var escape cycle.Escape // what the user's approval let this call do (sandbox=off, network=on)
+	background := ""        // the job, when the call runs in the background
+	jobStarted := make(chan struct{})
 	job := execution.Job{
 		Document: ds.journalKey(), URI: ds.uri, ID: id,
 		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
@@ -84,7 +86,10 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 				return tools.Call{}, "", "", v, false
 			}
 			escape = l.SandboxEscape(u, doc.ToolResult(id))
-			return tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, cycle.InputHash(u), by, v, true
+			if u.Background() {
+				background = jobName(ds.journalKey(), id)
+			}
+			return tools.Call{ID: u.ID, Name: u.Name, Input: u.ToolInput()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
@@ -100,6 +105,14 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 			progress = s.newRunProgress(ds, id, call, env.Target)
 			announcement = s.announceLater(ds, progress)
 			stopTicker = s.tickWhileRunning()
+			if background != "" {
+				s.tasks.Add(1)
+				go func() {
+					defer s.tasks.Done()
+					defer close(jobStarted)
+					s.startJob(ds, id, background)
+				}()
+			}
 		},
 	}
 	if testHookBeforeRun != nil {
@@ -110,7 +123,13 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 		announcement.Settle() // "end" must follow "begin" if the announcement went out
 		progress.end(out.Result)
 	}
-	if out.Write {
+	switch {
+	case background != "" && out.Ran && out.Write:
+		<-jobStarted // its "running in background" result first
+		s.deliverJob(ds, background, out.Result)
+	case background != "" && out.Ran:
+		// Shutting down: the next chatls recovers the job.
+	case out.Write:
 		s.writeResult(ds, id, out.Result)
 	}
 }

@@ -112,9 +112,20 @@ func (e *fakeEditor) open(uri string, doc *chatdoc.Document) { e.bufs[uri], e.ve
 // typeText is the user's edit: the first old in the buffer becomes new.
 func (e *fakeEditor) typeText(t *testing.T, uri, old, new string) {
 	t.Helper()
+	e.typeAt(t, uri, old, new, strings.Index)
+}
+
+// typeAtEnd is the user's edit of the last old in the buffer.
+func (e *fakeEditor) typeAtEnd(t *testing.T, uri, old, new string) {
+	t.Helper()
+	e.typeAt(t, uri, old, new, strings.LastIndex)
+}
+
+func (e *fakeEditor) typeAt(t *testing.T, uri, old, new string, find func(s, sub string) int) {
+	t.Helper()
 	e.mu.Lock()
 	buf := e.bufs[uri]
-	at := strings.Index(buf.Text(), old)
+	at := find(buf.Text(), old)
 	if at < 0 {
 		e.mu.Unlock()
 		t.Fatalf("%q is not in the buffer:\n%s", old, buf.Text())

@@ -31,7 +31,7 @@ func (s *Session) HoverInfo(ctx context.Context, ds *Doc, doc *chatdoc.Document,
 	}
 	if r == nil || r.IsPlaceholder() {
 		effCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		info.Effect = s.registry.Effect(effCtx, tools.Call{ID: u.ID, Name: u.Name, Input: u.Input()}, s.toolEnv(ds))
+		info.Effect = s.registry.Effect(effCtx, tools.Call{ID: u.ID, Name: u.Name, Input: u.ToolInput()}, s.toolEnv(ds))
 		cancel()
 	}
 	{

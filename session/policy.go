@@ -28,7 +28,7 @@ func (s *Session) decide(ds *Doc, doc *chatdoc.Document, u *chatdoc.ToolUse, log
 	ctx, cancel := context.WithTimeout(s.baseCtx, decisionTimeout)
 	defer cancel()
 	v := engine.Decide(ctx, approval.Call{
-		ID: u.ID, Tool: u.Name, Input: u.Input(),
+		ID: u.ID, Tool: u.Name, Input: u.ToolInput(),
 		DocPath: ds.path, DocURI: ds.uri, WorkspaceRoot: s.workspaceRoot(ds.path),
 	})
 	// With sandbox.enabled = true and bubblewrap broken, a bash call fails

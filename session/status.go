@@ -57,6 +57,9 @@ func statusParts(st Notice, keys cycle.Keys, readiness func() string) string {
 	if st.Running > 0 {
 		parts = append(parts, plural(st.Running, "call running", "calls running"))
 	}
+	if st.Jobs > 0 {
+		parts = append(parts, plural(st.Jobs, "job running in the background", "jobs running in the background"))
+	}
 	if st.Waiting > 0 {
 		parts = append(parts, plural(st.Waiting, "call waits for approval", "calls wait for approval")+" ("+keys.Do(cycle.KeyApprove)+")")
 	}

@@ -87,7 +87,7 @@ func appendUseDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, use
 	if !use.Valid() {
 		return diags
 	}
-	if errs := reg.ValidateText(use.Name, use.RawInput, chatdoc.DecodeInput); len(errs) > 0 {
+	if errs := reg.ValidateText(use.Name, use.ToolInputText(), chatdoc.DecodeInput); len(errs) > 0 {
 		diags = append(diags, schemaDiagnostics(doc, placed(), errs)...)
 	}
 	return diags

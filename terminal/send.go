@@ -194,7 +194,9 @@ func (r *run) ended(st session.Status, err error, stdout io.Writer) (int, error)
 // outcome says whether the agent is done and how: nothing streams or runs,
 // and the chain is over or waits for the user.
 func outcome(st session.Status) (int, bool) {
-	if st.Sending || st.Running > 0 {
+	if st.Sending || st.Running > 0 || st.Jobs > 0 {
+		// A background job's result goes into FILE before chatls send
+		// ends: leaving would end the job with it.
 		return 0, false
 	}
 	armed := st.Chain != nil && st.Chain.Armed
