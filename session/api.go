@@ -19,6 +19,7 @@ func (s *Session) Advance(ctx context.Context, ds *Doc) cycle.Report { return s.
 // has started; a refusal is a *RefusedError. A document ending with an
 // answer a crash cut off is closed first, and the send refused.
 func (s *Session) Send(ctx context.Context, ds *Doc) error {
+	s.recoverJobs(ds) // the model reads that a job was lost, not silence
 	if cut, err := s.sendAfterCut(ctx, ds); cut {
 		return err
 	}
