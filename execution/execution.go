@@ -107,6 +107,9 @@ type Job struct {
 	// Started is told when the tool really starts (journal start on disk),
 	// with where it runs, waited saying whether it queued for a slot.
 	Started func(call tools.Call, env tools.Env, waited bool)
+	// Shape, when set, turns the tool's result into the one recorded and
+	// written (flemma.save_to); env is where it ran.
+	Shape func(res tools.Result, env tools.Env) tools.Result
 	// BeforeRun, when set (tests), runs right before the runner gets the call.
 	BeforeRun func()
 }
@@ -200,6 +203,9 @@ func (e *Executor) Run(base context.Context, t *Taken, j Job) Outcome {
 	}
 	if res.Text == "" {
 		res.Text = cycle.TextNoOutput
+	}
+	if j.Shape != nil {
+		res = j.Shape(res, env)
 	}
 	// Recorded before the document edit: if the edit never lands (or the
 	// document is reopened from an older copy), the recorded result is

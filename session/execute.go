@@ -76,6 +76,7 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 	var escape cycle.Escape // what the user's approval let this call do (sandbox=off, network=on)
 	background := ""        // the job, when the call runs in the background
 	jobStarted := make(chan struct{})
+	saveTarget := "" // flemma.save_to
 	job := execution.Job{
 		Document: ds.journalKey(), URI: ds.uri, ID: id,
 		Gate: func() (tools.Call, string, string, approval.Verdict, bool) {
@@ -89,10 +90,12 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 			if u.Background() {
 				background = jobName(ds.journalKey(), id)
 			}
+			saveTarget = u.SaveTo()
 			return tools.Call{ID: u.ID, Name: u.Name, Input: u.ToolInput()}, cycle.InputHash(u), by, v, true
 		},
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
+			env.TempDir = ensureStore(env.TempDir)
 			env.Sandbox.Outside = env.Sandbox.Outside || escape.Outside
 			env.Sandbox.Network = env.Sandbox.Network || escape.Network
 			env.Progress = func(p tools.Progress) { progress.report(p, s.editor.RefreshHints) }
@@ -114,6 +117,12 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 				}()
 			}
 		},
+	}
+	job.Shape = func(res tools.Result, env tools.Env) tools.Result {
+		if saveTarget == "" || res.Cancelled {
+			return res
+		}
+		return saveTo(env.TempDir, saveTarget, res)
 	}
 	if testHookBeforeRun != nil {
 		job.BeforeRun = func() { testHookBeforeRun(id) }
@@ -197,7 +206,8 @@ func (s *Session) toolEnv(ds *Doc) tools.Env {
 		dir = root
 	}
 	tmp := os.TempDir()
-	writable := append([]string{root, dir, tmp}, eff.Sandbox.Writable...)
+	store := resultStore(ds.path)
+	writable := append([]string{root, dir, tmp, store}, eff.Sandbox.Writable...)
 	bwrapWorks := s.sandboxProblem(eff) == ""
 	return tools.Env{
 		Dir:           dir,
@@ -206,7 +216,7 @@ func (s *Session) toolEnv(ds *Doc) tools.Env {
 		Sandbox: tools.SandboxConfig{Enabled: eff.Sandbox.Enabled && (bwrapWorks || eff.Sandbox.Required),
 			Writable: writable, Network: eff.Sandbox.Network, Env: eff.Sandbox.Env, Bwrap: eff.Sandbox.Bwrap},
 		RestrictWrites: eff.Sandbox.Enabled,
-		TempDir:        tmp,
+		TempDir:        store, // overflow goes to the result store; made when a call runs
 		BashCwd:        eff.BashCwd,
 		DefaultTimeout: eff.DefaultTimeout,
 		BashTimeout:    eff.BashTimeout,
