@@ -163,7 +163,7 @@ func (s *Session) startSend(ctx context.Context, ds *Doc, userStarted bool) erro
 		release()
 		why := err.Error()
 		if missing := (*provider.MissingKeyError)(nil); errors.As(err, &missing) {
-			why += ": export it and restart the editor"
+			why += ": export it where chatls starts (restart the editor, or run chatls send again)"
 		}
 		s.sendDiagnostic(ds, why)
 		return s.refuseSend(why)

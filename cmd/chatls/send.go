@@ -40,6 +40,14 @@ func runSend(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
+	if path := os.Getenv("CHATLS_CPUPROFILE"); path != "" {
+		stopProfile, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatls send:", err)
+			return 2
+		}
+		defer stopProfile()
+	}
 	tuneGC(os.Getenv)
 	// Ctrl-C and SIGTERM end the request; the abort marker and @You: are
 	// written before chatls send exits 130.
