@@ -131,6 +131,7 @@ func (e *Engine) RequireApproval() bool { return e.rules.requireApproval }
 // by priority, any deny wins, else the first non-pass, else
 // require_approval. It never panics.
 func (e *Engine) Decide(ctx context.Context, call Call) (v Verdict) {
+	call.Tool = CanonicalTool(call.Tool)
 	if e == nil || e.rules == nil {
 		return Verdict{Decision: RequireApproval, Reason: "no policy is loaded",
 			Steps: []Step{{Resolver: "default", Decision: RequireApproval, Reason: "no policy is loaded (NewEngine was not used)"}}}

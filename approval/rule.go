@@ -75,13 +75,13 @@ func parseRule(text, home string) (*rule, error) {
 		if strings.ContainsAny(text, ") \t") {
 			return nil, fmt.Errorf("rule %q: write TOOL or TOOL(PATTERN), e.g. bash(go test *)", text)
 		}
-		r.tool, r.bare = text, true
+		r.tool, r.bare = CanonicalTool(text), true
 		return r, validTool(r)
 	}
 	if !strings.HasSuffix(text, ")") {
 		return nil, fmt.Errorf("rule %q: missing closing parenthesis; write TOOL(PATTERN)", text)
 	}
-	r.tool = strings.TrimSpace(text[:open])
+	r.tool = CanonicalTool(strings.TrimSpace(text[:open]))
 	r.pattern = strings.TrimSpace(text[open+1 : len(text)-1])
 	if err := validTool(r); err != nil {
 		return nil, err

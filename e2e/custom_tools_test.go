@@ -58,7 +58,7 @@ func TestMCPServerThroughTheServer(t *testing.T) {
 	}
 	found := false
 	for _, tool := range tools {
-		if tool["name"] == "everything:echo" && tool["source"] == "mcp:everything" {
+		if tool["name"] == "everything.echo" && tool["source"] == "mcp:everything" {
 			found = true
 		}
 	}

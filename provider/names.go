@@ -6,12 +6,15 @@ import (
 	"strings"
 )
 
-// WireName is a tool's name as APIs take it: MCP names' ":" becomes "__"
-// (APIs allow only [A-Za-z0-9_-]); ToolName reverses it.
-func WireName(name string) string { return strings.ReplaceAll(name, ":", "__") }
+// WireName is a tool's name as APIs take it: the namespace separator, "."
+// (Flemma 0.12) or ":" (0.11), becomes "__" (APIs allow only
+// [A-Za-z0-9_-]); ToolName reverses it.
+func WireName(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, ":", "__"), ".", "__")
+}
 
-// ToolName is the document's name for a name the model sent.
-func ToolName(wire string) string { return strings.ReplaceAll(wire, "__", ":") }
+// ToolName is the document's name for a name the model sent: `server.tool`.
+func ToolName(wire string) string { return strings.ReplaceAll(wire, "__", ".") }
 
 // WireID is a tool-use ID as Anthropic, Responses and Gemini take it:
 // characters outside [A-Za-z0-9_-] become "_", at most 64 of them, no

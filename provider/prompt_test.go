@@ -71,7 +71,7 @@ func TestPromptShape(t *testing.T) {
 }
 
 func TestWireNames(t *testing.T) {
-	if WireName("fs:read_file") != "fs__read_file" || ToolName("fs__read_file") != "fs:read_file" {
+	if WireName("fs:read_file") != "fs__read_file" || ToolName("fs__read_file") != "fs.read_file" || WireName("fs.read_file") != "fs__read_file" {
 		t.Fatal("names")
 	}
 	for in, want := range map[string]string{"toolu_01": "toolu_01", "call.02/x": "call_02_x", "urn:flemma:tool:bash:abc": "urn_flemma_tool_bash_abc",
@@ -133,7 +133,7 @@ func TestKeys(t *testing.T) {
 // Completions server gives the same events.
 func TestScriptAndChatAgree(t *testing.T) {
 	var script Script
-	if err := json.Unmarshal([]byte(`{"responses":[{"thinking":"Need the file.","text":"Reading it.","toolUses":[{"id":"call_1","name":"fs:read_file","input":{"path":"a.txt"}}],
+	if err := json.Unmarshal([]byte(`{"responses":[{"thinking":"Need the file.","text":"Reading it.","toolUses":[{"id":"call_1","name":"fs.read_file","input":{"path":"a.txt"}}],
 		"usage":{"InputTokens":40,"OutputTokens":20,"CacheReadTokens":10}}]}`), &script); err != nil {
 		t.Fatal(err)
 	}

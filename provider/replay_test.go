@@ -134,7 +134,7 @@ func TestAnthropicStream(t *testing.T) {
 	if len(c.blocks) != 1 || c.blocks[0].Signature == nil || c.blocks[0].Signature.Provider != "anthropic" || c.blocks[0].Signature.Value != "EqQBCkYIBxgCKkB0" {
 		t.Fatalf("thinking %+v", c.blocks)
 	}
-	if len(c.tools) != 2 || c.tools[0].ID != "toolu_01A" || c.tools[0].Name != "fs:list" || c.tools[0].Input != `{"path":"./src"}` || c.tools[0].InputError != "" {
+	if len(c.tools) != 2 || c.tools[0].ID != "toolu_01A" || c.tools[0].Name != "fs.list" || c.tools[0].Input != `{"path":"./src"}` || c.tools[0].InputError != "" {
 		t.Fatalf("tool %+v", c.tools[0])
 	}
 	// A call cut mid-input is kept as the model sent it, flagged.
@@ -268,7 +268,7 @@ func TestChatStream(t *testing.T) {
 	if c.text != "Reading it." || c.think != "Need the file." || len(c.blocks) != 1 || c.blocks[0].Signature != nil {
 		t.Fatalf("%q %q %+v", c.text, c.think, c.blocks)
 	}
-	if len(c.tools) != 2 || c.tools[0].Name != "fs:read_file" || c.tools[0].Input != `{"path":"a.txt"}` || c.tools[1].Input != "{not json" || c.tools[1].InputError == "" {
+	if len(c.tools) != 2 || c.tools[0].Name != "fs.read_file" || c.tools[0].Input != `{"path":"a.txt"}` || c.tools[1].Input != "{not json" || c.tools[1].InputError == "" {
 		t.Fatalf("tools %+v %+v", c.tools[0], c.tools[1])
 	}
 	if c.usage != (Usage{InputTokens: 40, OutputTokens: 20, CacheReadTokens: 10}) || c.stop.StopReason != "tool_calls" {

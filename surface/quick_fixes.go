@@ -39,6 +39,8 @@ func QuickFixes(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo) []Fix
 		fix = endFenceBeforeMarker(doc, d)
 	case CodeUnansweredToolUse:
 		fix = insertMissingPlaceholders(doc, d)
+	case CodeOldToolName:
+		fix = newToolNames(doc)
 	}
 	if fix != nil && len(fix.Edits) > 0 {
 		fixes = append(fixes, *fix)
@@ -110,6 +112,18 @@ func renameUnknownTool(doc *chatdoc.Document, d chatdoc.Diagnostic, reg ToolInfo
 		Edits:     []chatdoc.TextEdit{{Span: use.NameSpan(), NewText: suggestion}},
 		Preferred: true,
 	}
+}
+
+// newToolNames writes every `server:tool` of the document as Flemma 0.12
+// does, `server.tool` (the same tools: chatls reads both).
+func newToolNames(doc *chatdoc.Document) *Fix {
+	var edits []chatdoc.TextEdit
+	for _, use := range doc.ToolUses() {
+		if use != nil && strings.Contains(use.Name, ":") {
+			edits = append(edits, chatdoc.TextEdit{Span: use.NameSpan(), NewText: strings.Replace(use.Name, ":", ".", 1)})
+		}
+	}
+	return &Fix{Title: "Use Flemma 0.12 tool names", Edits: edits}
 }
 
 // toolUseAt finds the tool use a diagnostic is about: by its name or header

@@ -13,6 +13,7 @@ import (
 // Stable diagnostic codes produced by this package (docs/editor-surface.md).
 const (
 	CodeUnknownTool     = "unknown-tool"
+	CodeOldToolName     = "old-tool-name" // `server:tool` (Flemma 0.11)
 	CodeSchemaViolation = "schema-violation"
 )
 
@@ -84,6 +85,11 @@ func appendUseDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, use
 	if _, known := reg.Lookup(use.Name); !known {
 		return append(diags, unknownToolDiagnostic(placed(), reg.Suggest(use.Name)))
 	}
+	if strings.Contains(use.Name, ":") {
+		// Flemma 0.11's `server:tool`: read as is, offered in 0.12's form.
+		diags = append(diags, chatdoc.Diagnostic{Span: placed().NameSpan(), Severity: chatdoc.SeverityHint, Code: CodeOldToolName,
+			Message: fmt.Sprintf("Flemma 0.12 writes this tool `%s`", strings.Replace(use.Name, ":", ".", 1))})
+	}
 	if !use.Valid() {
 		return diags
 	}
@@ -139,11 +145,12 @@ func schemaDiagnostics(doc *chatdoc.Document, use *chatdoc.ToolUse, errs []tools
 // unknownToolDiagnostic texts:
 //
 //	Unknown tool `reed`; did you mean `read`?
-//	Unknown tool `slack:channels_list`: no MCP server `slack` provides it
+//	Unknown tool `slack.channels_list`: no MCP server `slack` provides it (`slack:…` too)
 //	Unknown tool `frobnicate`
 func unknownToolDiagnostic(use *chatdoc.ToolUse, suggestion string) chatdoc.Diagnostic {
 	msg := fmt.Sprintf("Unknown tool `%s`", use.Name)
-	switch server, _, isMCP := strings.Cut(use.Name, ":"); {
+	server, _, isMCP := strings.Cut(strings.Replace(use.Name, ":", ".", 1), ".")
+	switch {
 	case suggestion != "" && suggestion != use.Name:
 		msg += fmt.Sprintf("; did you mean `%s`?", suggestion)
 	case isMCP:

@@ -86,3 +86,42 @@ func TestToolDiagnosticsNilInputs(t *testing.T) {
 		t.Errorf("nil registry: %v", got)
 	}
 }
+
+// A Flemma 0.11 name (`server:tool`) of a tool chatls has is read as is,
+// with a hint and one quick fix that writes every such name as 0.12 does.
+func TestOldToolNamesOfferTheNewForm(t *testing.T) {
+	reg := newFakeRegistry()
+	reg.names = append(reg.names, "fs:read_file")
+	text := lines(
+		"@Assistant:",
+		"**Tool Use:** `fs:read_file` (`t1`)",
+		"",
+		"```json",
+		`{"path": "a"}`,
+		"```",
+		"",
+		"**Tool Use:** `fs:read_file` (`t2`)",
+		"",
+		"```json",
+		`{"path": "b"}`,
+		"```",
+	)
+	doc := chatdoc.Parse(text)
+	var hint *chatdoc.Diagnostic
+	for _, d := range toolDiagnostics(doc, reg) {
+		if d.Code == CodeOldToolName && hint == nil {
+			hint = &d
+		}
+	}
+	if hint == nil || hint.Message != "Flemma 0.12 writes this tool `fs.read_file`" || spanText(doc, hint.Span) != "fs:read_file" {
+		t.Fatalf("hint %+v", hint)
+	}
+	fixes := QuickFixes(doc, *hint, reg)
+	if len(fixes) != 1 || fixes[0].Title != "Use Flemma 0.12 tool names" {
+		t.Fatalf("fixes %+v", fixes)
+	}
+	got := chatdoc.ApplyEdits(text, fixes[0].Edits)
+	if strings.Contains(got, "fs:read_file") || strings.Count(got, "`fs.read_file`") != 2 {
+		t.Fatalf("after the fix:\n%s", got)
+	}
+}

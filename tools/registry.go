@@ -214,7 +214,12 @@ func (r *Registry) WaitReady(ctx context.Context) error {
 
 // Lookup finds a tool by its exact name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	e, ok := r.names()[name]
+	byName := r.names()
+	e, ok := byName[name]
+	if !ok && strings.Contains(name, ":") {
+		// Flemma 0.11's MCP names (`server:tool`) name 0.12's `server.tool`.
+		e, ok = byName[strings.Replace(name, ":", ".", 1)]
+	}
 	if !ok {
 		return nil, false
 	}

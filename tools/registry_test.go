@@ -168,3 +168,17 @@ func TestSetBuiltinsAppliesNewOptions(t *testing.T) {
 		t.Errorf("web_fetch still there=%v, notified %d", ok, notified)
 	}
 }
+
+// An MCP tool is `server.tool` (Flemma 0.12); a document's 0.11 name
+// `server:tool` finds the same tool.
+func TestLookupReadsTheOldMCPName(t *testing.T) {
+	reg := NewRegistry([]Tool{named("slack.channels_list")})
+	for _, name := range []string{"slack.channels_list", "slack:channels_list"} {
+		if tool, ok := reg.Lookup(name); !ok || tool.Definition().Name != "slack.channels_list" {
+			t.Errorf("Lookup(%q) = %v, %v", name, tool, ok)
+		}
+	}
+	if _, ok := reg.Lookup("slack:other"); ok {
+		t.Error("an unknown old-form name was found")
+	}
+}

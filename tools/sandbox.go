@@ -128,20 +128,30 @@ var emptyFile = sync.OnceValue(func() string {
 		home, _ := os.UserHomeDir()
 		dir = filepath.Join(home, ".local", "state")
 	}
-	dir = filepath.Join(dir, "chatls", "sandbox")
+	return makeEmptyFile(filepath.Join(dir, "chatls", "sandbox"))
+})
+
+// makeEmptyFile is dir/empty, made when missing; "/dev/null" when it
+// cannot be (unreadable inside, but still no secret).
+func makeEmptyFile(dir string) string {
 	p := filepath.Join(dir, "empty")
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 		return p
 	}
+	// Made beside and renamed into place, never removed first: another
+	// chatls starting at the same moment may be binding the one there (a
+	// remove then create let its bwrap find nothing: "Can't bind mount").
 	if os.MkdirAll(dir, 0o700) == nil {
-		os.Remove(p)
-		if f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444); err == nil {
+		if f, err := os.CreateTemp(dir, ".empty-*"); err == nil {
 			f.Close()
-			return p
+			if os.Chmod(f.Name(), 0o444) == nil && os.Rename(f.Name(), p) == nil {
+				return p
+			}
+			os.Remove(f.Name())
 		}
 	}
-	return "/dev/null" // unreadable inside, but still no secret
-})
+	return "/dev/null"
+}
 
 // sandboxAllowed are the variables a sandboxed command gets from chatls's
 // environment (SPEC §5), besides LC_* and sandbox.env.

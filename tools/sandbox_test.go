@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/internal/testfs"
 )
@@ -174,4 +176,48 @@ func processesWithArg(arg string) []string {
 		}
 	}
 	return found
+}
+
+// The empty file masked files are bound to never goes missing once it
+// exists, however many chatls make it at once (one's remove-then-create
+// let another's bwrap find nothing to bind).
+func TestEmptyFileNeverGoesMissing(t *testing.T) {
+	dir := t.TempDir()
+	p := makeEmptyFile(dir)
+	if p != filepath.Join(dir, "empty") {
+		t.Fatalf("made %s", p)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.Chmod(p, 0o644) // a damaged one is made again
+				os.WriteFile(p, []byte("x"), 0o644)
+				makeEmptyFile(dir)
+			}
+		}()
+	}
+	deadline := time.Now().Add(300 * time.Millisecond)
+	missing := 0
+	for time.Now().Before(deadline) {
+		if _, err := os.Lstat(p); err != nil {
+			missing++
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if missing > 0 {
+		t.Fatalf("the empty file was missing %d times", missing)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Size() != 0 || !fi.Mode().IsRegular() {
+		t.Fatalf("left %v, %v", fi, err)
+	}
 }

@@ -67,7 +67,7 @@ func (c Config) Only(keep func(source string) bool) Config {
 // SERVER:tool names of its own.
 func CouldProvide(source, tool string) bool {
 	if server, ok := strings.CutPrefix(source, "mcp:"); ok {
-		return strings.HasPrefix(tool, server+mcp.Separator)
+		return strings.HasPrefix(strings.Replace(tool, ":", ".", 1), server+mcp.Separator)
 	}
 	return true
 }

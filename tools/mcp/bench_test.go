@@ -57,7 +57,7 @@ func inMemoryTransport(b *testing.B, server *sdk.Server) sdk.Transport {
 
 func BenchmarkMCPToolCallInMemory(b *testing.B) {
 	s := inMemorySource(b, newTestServer(), config.MCPServer{})
-	benchTool(b, s, "test:greet", map[string]any{"name": "bench"})
+	benchTool(b, s, "test.greet", map[string]any{"name": "bench"})
 }
 
 func BenchmarkMCPDirectCallToolInMemory(b *testing.B) {
@@ -76,7 +76,7 @@ func buildStdioServer(t testing.TB) string {
 func BenchmarkMCPToolCallStdio(b *testing.B) {
 	s := NewSource("local", config.MCPServer{Command: buildStdioServer(b)}, zap.NewNop())
 	defer s.Close()
-	benchTool(b, s, "local:echo", map[string]any{"text": "bench"})
+	benchTool(b, s, "local.echo", map[string]any{"text": "bench"})
 }
 
 func BenchmarkMCPDirectCallToolStdio(b *testing.B) {
@@ -87,7 +87,7 @@ func BenchmarkMCPToolCallNPMStdio(b *testing.B) {
 	node, script := everything(b)
 	s := NewSource("everything", config.MCPServer{Command: node, Args: []string{script, "stdio"}}, zap.NewNop())
 	defer s.Close()
-	benchTool(b, s, "everything:echo", map[string]any{"message": "bench"})
+	benchTool(b, s, "everything.echo", map[string]any{"message": "bench"})
 }
 
 func BenchmarkMCPDirectCallToolNPMStdio(b *testing.B) {

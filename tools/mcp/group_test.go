@@ -53,7 +53,7 @@ func TestStdioChildGoneAfterCrash(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	s := NewSource("local", config.MCPServer{Command: buildStdioServer(t), Env: map[string]string{"SPAWN_PIDFILE": pidFile}}, zaptest.NewLogger(t))
 	t.Cleanup(func() { s.Close() })
-	crash := load(t, s)["local:crash"]
+	crash := load(t, s)["local.crash"]
 	child := firstPid(t, pidFile)
 	wantResult(t, run(t, crash, nil), true, `MCP server local closed the connection while running crash (exit status 4); last stderr line: "fatal: out of cheese"; chatls reconnects on the next call`)
 	proctest.AwaitGone(t, 5*time.Second, child)
@@ -124,7 +124,7 @@ func TestFirstLoadFailureIsRetried(t *testing.T) {
 		for _, tool := range list {
 			names = append(names, tool.Definition().Name)
 		}
-		if strings.Join(names, " ") != "late:crash late:echo" && strings.Join(names, " ") != "late:echo late:crash" {
+		if strings.Join(names, " ") != "late.crash late.echo" && strings.Join(names, " ") != "late.echo late.crash" {
 			t.Errorf("tools after the retry: %v", names)
 		}
 	case <-time.After(20 * time.Second):

@@ -50,30 +50,30 @@ func everything(t testing.TB) (node, script string) {
 // checkEverything exercises the reference server's tools through chatls.
 func checkEverything(t *testing.T, s *Source) {
 	byName := load(t, s)
-	for _, name := range []string{"everything:echo", "everything:get-sum", "everything:get-tiny-image", "everything:get-resource-reference"} {
+	for _, name := range []string{"everything.echo", "everything.get-sum", "everything.get-tiny-image", "everything.get-resource-reference"} {
 		if byName[name] == nil {
 			t.Fatalf("missing %s", name)
 		}
 	}
-	def := byName["everything:echo"].Definition()
+	def := byName["everything.echo"].Definition()
 	if def.Source != "mcp:everything" || def.Annotations["readOnlyHint"] != true || def.Annotations["title"] != "Echo Tool" {
 		t.Errorf("echo definition = %+v", def)
 	}
 	if !strings.Contains(string(def.Schema), `"message"`) {
 		t.Errorf("echo schema = %s", def.Schema)
 	}
-	wantResult(t, run(t, byName["everything:echo"], map[string]any{"message": "hi"}), false, "Echo: hi")
-	wantResult(t, run(t, byName["everything:get-sum"], map[string]any{"a": 2, "b": 3}), false, "The sum of 2 and 3 is 5.")
+	wantResult(t, run(t, byName["everything.echo"], map[string]any{"message": "hi"}), false, "Echo: hi")
+	wantResult(t, run(t, byName["everything.get-sum"], map[string]any{"a": 2, "b": 3}), false, "The sum of 2 and 3 is 5.")
 
-	img := run(t, byName["everything:get-tiny-image"], nil)
+	img := run(t, byName["everything.get-tiny-image"], nil)
 	if img.IsError || !strings.Contains(img.Text, "Here's the image you requested:\n[image: image/png, ") {
 		t.Errorf("get-tiny-image = %+v", img)
 	}
-	ref := run(t, byName["everything:get-resource-reference"], map[string]any{"resourceType": "Text", "resourceId": 1})
+	ref := run(t, byName["everything.get-resource-reference"], map[string]any{"resourceType": "Text", "resourceId": 1})
 	if ref.IsError || !strings.Contains(ref.Text, "[resource: demo://resource/dynamic/text/1]\nResource 1: ") {
 		t.Errorf("get-resource-reference = %+v", ref)
 	}
-	bad := run(t, byName["everything:get-sum"], map[string]any{"a": "two"})
+	bad := run(t, byName["everything.get-sum"], map[string]any{"a": "two"})
 	if !bad.IsError {
 		t.Errorf("invalid input to the real server = %+v, want an error result", bad)
 	}
@@ -97,14 +97,14 @@ func checkSchemaAndPreview(t *testing.T, s *Source) {
 	list := s.currentTools()
 	reg := tools.NewRegistry(nil)
 	reg.Replace(s.Name(), list)
-	if errs := reg.Validate("everything:get-sum", map[string]any{"a": 2.0, "b": 3.0}); len(errs) != 0 {
+	if errs := reg.Validate("everything.get-sum", map[string]any{"a": 2.0, "b": 3.0}); len(errs) != 0 {
 		t.Errorf("valid input rejected: %v", errs)
 	}
-	if errs := reg.Validate("everything:get-sum", map[string]any{"a": "two"}); len(errs) == 0 {
+	if errs := reg.Validate("everything.get-sum", map[string]any{"a": "two"}); len(errs) == 0 {
 		t.Error("invalid input accepted by the server's schema")
 	}
-	echo, _ := reg.Lookup("everything:echo")
-	if got := tools.Preview(echo.Definition(), map[string]any{"message": "hi there"}, 80); got != "everything:echo: hi there" {
+	echo, _ := reg.Lookup("everything.echo")
+	if got := tools.Preview(echo.Definition(), map[string]any{"message": "hi there"}, 80); got != "everything.echo: hi there" {
 		t.Errorf("preview = %q", got)
 	}
 }

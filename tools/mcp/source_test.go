@@ -54,12 +54,12 @@ func TestDefinitions(t *testing.T) {
 	for name := range byName {
 		names = append(names, name)
 	}
-	for _, want := range []string{"test:greet", "test:multi", "test:fail", "test:structured", "test:block"} {
+	for _, want := range []string{"test.greet", "test.multi", "test.fail", "test.structured", "test.block"} {
 		if byName[want] == nil {
 			t.Errorf("missing %s; have %v", want, names)
 		}
 	}
-	def := byName["test:greet"].Definition()
+	def := byName["test.greet"].Definition()
 	if def.Source != "mcp:test" || def.Description != "Greet someone" || def.PreviewTemplate != "greet {{.name}}" {
 		t.Errorf("definition = %+v", def)
 	}
@@ -74,24 +74,24 @@ func TestDefinitions(t *testing.T) {
 	if diff := cmp.Diff(wantAnn, def.Annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	if byName["test:multi"].Definition().Annotations != nil {
+	if byName["test.multi"].Definition().Annotations != nil {
 		t.Error("a tool without annotations got some")
 	}
 
 	reg := tools.NewRegistry(nil)
 	reg.Replace(s.Name(), s.currentTools())
-	if errs := reg.Validate("test:greet", map[string]any{"name": 42}); len(errs) == 0 {
+	if errs := reg.Validate("test.greet", map[string]any{"name": 42}); len(errs) == 0 {
 		t.Error("the server's schema did not reject name=42")
 	}
-	if got := tools.Preview(def, map[string]any{"name": "Ada"}, 80); got != "test:greet: greet Ada" {
+	if got := tools.Preview(def, map[string]any{"name": "Ada"}, 80); got != "test.greet: greet Ada" {
 		t.Errorf("preview = %q", got)
 	}
 }
 
 func TestResults(t *testing.T) {
 	byName := load(t, inMemorySource(t, newTestServer(), config.MCPServer{}))
-	wantResult(t, run(t, byName["test:greet"], map[string]any{"name": "Ada"}), false, "hello Ada")
-	wantResult(t, run(t, byName["test:multi"], nil), false, strings.Join([]string{
+	wantResult(t, run(t, byName["test.greet"], map[string]any{"name": "Ada"}), false, "hello Ada")
+	wantResult(t, run(t, byName["test.multi"], nil), false, strings.Join([]string{
 		"first",
 		"[image: image/png, 68 bytes]",
 		"[audio: audio/wav, 10 bytes]",
@@ -100,17 +100,17 @@ func TestResults(t *testing.T) {
 		"[resource link: file:///big.log (big.log, text/plain)]",
 		"last",
 	}, "\n"))
-	wantResult(t, run(t, byName["test:fail"], nil), true, "channel not found")
-	wantResult(t, run(t, byName["test:structured"], nil), false, `{"sum":3}`)
+	wantResult(t, run(t, byName["test.fail"], nil), true, "channel not found")
+	wantResult(t, run(t, byName["test.structured"], nil), false, `{"sum":3}`)
 	// The server validates input against its schema: the error is a result.
-	got := run(t, byName["test:greet"], map[string]any{"name": 42})
+	got := run(t, byName["test.greet"], map[string]any{"name": 42})
 	if !got.IsError || !strings.Contains(got.Text, "name") {
 		t.Errorf("invalid input gave %+v", got)
 	}
 }
 
 func TestCancelAndTimeout(t *testing.T) {
-	block := load(t, inMemorySource(t, newTestServer(), config.MCPServer{}))["test:block"]
+	block := load(t, inMemorySource(t, newTestServer(), config.MCPServer{}))["test.block"]
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	if got := block.Run(ctx, tools.Call{ID: "x"}, tools.Env{}); !got.Cancelled || !got.IsError {
@@ -131,8 +131,8 @@ func TestListChangedReplacesRegistryTools(t *testing.T) {
 	if err := reg.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := reg.Lookup("test:greet"); !ok {
-		t.Fatalf("test:greet not registered: %v", reg.SourceErrors())
+	if _, ok := reg.Lookup("test.greet"); !ok {
+		t.Fatalf("test.greet not registered: %v", reg.SourceErrors())
 	}
 
 	changed := make(chan struct{}, 10)
@@ -144,8 +144,8 @@ func TestListChangedReplacesRegistryTools(t *testing.T) {
 	server.RemoveTools("fail")
 	deadline := time.After(10 * time.Second)
 	for {
-		_, hasLate := reg.Lookup("test:late")
-		_, hasFail := reg.Lookup("test:fail")
+		_, hasLate := reg.Lookup("test.late")
+		_, hasFail := reg.Lookup("test.fail")
 		if hasLate && !hasFail {
 			break
 		}
@@ -155,7 +155,7 @@ func TestListChangedReplacesRegistryTools(t *testing.T) {
 			t.Fatalf("registry never saw the new list: %v", reg.List())
 		}
 	}
-	late, _ := reg.Lookup("test:late")
+	late, _ := reg.Lookup("test.late")
 	wantResult(t, run(t, late, nil), false, "late but here")
 }
 
@@ -182,7 +182,7 @@ func TestStreamableHTTPWithHeaders(t *testing.T) {
 	changed := make(chan []tools.Tool, 1)
 	s.OnToolsChanged(func(list []tools.Tool) { changed <- list })
 	byName := load(t, s)
-	wantResult(t, run(t, byName["remote:greet"], map[string]any{"name": "HTTP"}), false, "hello HTTP")
+	wantResult(t, run(t, byName["remote.greet"], map[string]any{"name": "HTTP"}), false, "hello HTTP")
 	if unauthorized > 0 {
 		t.Errorf("%d requests went out without the configured header", unauthorized)
 	}
@@ -217,18 +217,18 @@ func TestStdioServerRestartsAfterCrash(t *testing.T) {
 	t.Setenv("USER_FOR_TEST", "ada")
 	t.Cleanup(func() { s.Close() })
 	byName := load(t, s)
-	first := run(t, byName["local:echo"], map[string]any{"text": "one"})
+	first := run(t, byName["local.echo"], map[string]any{"text": "one"})
 	if first.IsError || !strings.Contains(first.Text, "GREETING=hi ada") {
 		t.Fatalf("echo = %+v", first)
 	}
-	got := run(t, byName["local:crash"], nil)
+	got := run(t, byName["local.crash"], nil)
 	if !got.IsError || got.Text != `MCP server local closed the connection while running crash (exit status 4); last stderr line: "fatal: out of cheese"; chatls reconnects on the next call` {
 		t.Errorf("crash = %+v", got)
 	}
 	// The session notices the dead process; the next call starts a new one.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		again := run(t, byName["local:echo"], map[string]any{"text": "two"})
+		again := run(t, byName["local.echo"], map[string]any{"text": "two"})
 		if !again.IsError {
 			if again.Text == first.Text || !strings.HasPrefix(again.Text, "two (pid ") {
 				t.Errorf("after restart echo = %q (before: %q)", again.Text, first.Text)
@@ -263,7 +263,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	s := inMemorySource(t, newTestServer(), config.MCPServer{})
-	greet := load(t, s)["test:greet"]
+	greet := load(t, s)["test.greet"]
 	s.Close()
 	got := run(t, greet, map[string]any{"name": "x"})
 	if !got.IsError || !strings.Contains(got.Text, "MCP server test is stopped") {

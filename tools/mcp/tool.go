@@ -12,8 +12,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Separator between server and tool name (SPEC §4: `server:tool`).
-const Separator = ":"
+// Separator between server and tool name: `server.tool` (Flemma 0.12,
+// SPEC §1); 0.11's `server:tool` is still read (Registry.Lookup).
+const Separator = "."
 
 var defaultSchema = json.RawMessage(`{"type":"object"}`)
 
