@@ -7,8 +7,8 @@ import (
 )
 
 // The Chat Completions request (Ollama, OpenRouter, llama.cpp, vLLM…) as
-// Flemma 0.11's openai_chat builds it. IDs go out unchanged: these servers
-// take any string, and some check them against their own.
+// Flemma's openai_chat builds it (0.11 to 0.14). IDs go out unchanged:
+// these servers take any string, and some check them against their own.
 type chatBody struct {
 	MaxTokens     int            `json:"max_tokens"`
 	Model         string         `json:"model"`
@@ -61,7 +61,7 @@ type chatImage struct {
 	ImageURL map[string]string `json:"image_url"`
 }
 
-func chatRequest(p *Prompt, model string, pr params) *chatBody {
+func chatRequest(p *Prompt, model, entry string, pr params) *chatBody {
 	body := &chatBody{Model: model, MaxTokens: pr.MaxTokens, Stream: true,
 		StreamOptions: map[string]any{"include_usage": true}, Temperature: pr.Temperature, Messages: []any{}}
 	if p.System != "" {
@@ -70,7 +70,7 @@ func chatRequest(p *Prompt, model string, pr params) *chatBody {
 	for _, m := range p.Messages {
 		if m.Role == "user" {
 			body.Messages = append(body.Messages, chatUser(m)...)
-		} else if msg, ok := chatAssistant(m); ok {
+		} else if msg, ok := chatAssistant(m, entry, pr.Foreign); ok {
 			body.Messages = append(body.Messages, msg)
 		}
 	}
@@ -125,10 +125,20 @@ func chatUser(m Message) []any {
 func inputTextPart(t string) inputText { return inputText{Type: "text", Text: t} }
 
 // chatAssistant: text, tool calls, and the reasoning as reasoning_content
-// (what DeepSeek, vLLM and llama.cpp read back).
-func chatAssistant(m Message) (chatAssistantMsg, bool) {
+// (what DeepSeek, vLLM and llama.cpp read back). Flemma's rule
+// (openai_chat.lua is_native_thinking): a Chat Completions server signs
+// nothing, so unsigned thinking, and thinking signed with the entry's own
+// name, is the model's own — the last such block with text is its
+// reasoning_content; thinking signed by another provider goes before the
+// text as one <thinking> text (thinking.foreign), joined to it without a
+// separator as Flemma joins the text parts.
+func chatAssistant(m Message, entry, foreign string) (chatAssistantMsg, bool) {
 	msg := chatAssistantMsg{Role: "assistant"}
+	own := func(p Part) bool { return p.Signature == nil || p.Signature.Provider == entry }
 	var texts []string
+	if f := foreignText(m, own, foreign); f != "" {
+		texts = append(texts, f)
+	}
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case PartText:
@@ -140,7 +150,9 @@ func chatAssistant(m Message) (chatAssistantMsg, bool) {
 		case PartToolUse:
 			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: p.ID, Type: "function", Function: chatCallFunction{Name: WireName(p.Name), Arguments: string(p.Input)}})
 		case PartThinking:
-			if !p.Redacted && strings.TrimSpace(p.Text) != "" {
+			// Flemma checks no redacted flag here: an unsigned
+			// <thinking redacted> block is the model's own too.
+			if own(p) && strings.TrimSpace(p.Text) != "" {
 				msg.ReasoningContent = p.Text
 			}
 		}

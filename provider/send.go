@@ -78,7 +78,7 @@ func Body(r *Request) ([]byte, error) {
 	case "openai":
 		body = responsesRequest(r.Prompt, r.Model, pr, r.Info)
 	case "openai-chat":
-		body = chatRequest(r.Prompt, r.Model, pr)
+		body = chatRequest(r.Prompt, r.Model, r.Entry, pr)
 	case "gemini", "vertex":
 		body = geminiRequest(r.Prompt, pr)
 	case "script":

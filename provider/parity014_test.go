@@ -1,0 +1,42 @@
+package provider
+
+import (
+	"testing"
+)
+
+// Flemma 0.12–0.14 parity on the send side: the assertions of Flemma's
+// code and specs that changed or were not restated for 0.11
+// (parity_test.go), each named by the file it comes from. Where chatls
+// departs from Flemma on purpose the name says so and why.
+var parity014Cases = []parityCase{
+	// lua/flemma/provider/openai_chat.lua: is_native_thinking (unsigned, or
+	// signed with the provider's own name) and build_request (the last own
+	// block with text is reasoning_content; wrap_foreign_thinking's text is
+	// put before the trimmed text runs, all joined with "").
+	{spec: "openai-chat: unsigned thinking is reasoning_content, another provider's is <thinking> text before the answer", api: "openai-chat", model: "m",
+		chat: "@You:\nHello\n\n@Assistant:\nThe answer is 42.\n\n<thinking>\nLocal reasoning.\n</thinking>\n" +
+			"<thinking anthropic:signature=\"c2ln\">\nClaude planned.\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.reasoning_content", "Local reasoning."},
+			{"messages.1.content", "<thinking>\nClaude planned.\n</thinking>The answer is 42."}}},
+	{spec: "openai-chat: only another provider's thinking: no reasoning_content", api: "openai-chat", model: "m",
+		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking openai:signature=\"e30=\">\nGPT planned.\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.reasoning_content", absent}, {"messages.1.content", "<thinking>\nGPT planned.\n</thinking>Hi."}}},
+	{spec: "openai-chat: thinking.foreign=drop leaves another provider's thinking out, keeps the own", api: "openai-chat", model: "m",
+		params: map[string]any{"thinking": map[string]any{"level": "high", "foreign": "drop"}},
+		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking>\nMine.\n</thinking>\n<thinking vertex:signature=\"c2ln\">\nGemini planned.\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.reasoning_content", "Mine."}, {"messages.1.content", "Hi."}}},
+	{spec: "openai-chat: thinking signed with the entry's own name is its own", api: "openai-chat", model: "m",
+		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking ollama:signature=\"x\">\nOwn.\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.reasoning_content", "Own."}, {"messages.1.content", "Hi."}}},
+	{spec: "openai-chat: an unsigned redacted block counts as the model's own (Flemma checks no redacted flag there)", api: "openai-chat", model: "m",
+		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking redacted>\nOPAQUE\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.reasoning_content", "OPAQUE"}, {"messages.1.content", "Hi."}}},
+	// base.lua wrap_foreign_thinking, unchanged in every Flemma release
+	// this was checked against (0.11 to 0.13.1, the newest published): the
+	// other provider's thinking goes as "<thinking>\n…\n</thinking>" text.
+	{spec: "anthropic: another provider's thinking is one <thinking> text block", api: "anthropic", model: "claude-sonnet-4-5",
+		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking openai:signature=\"e30=\">\nGPT planned.\n</thinking>\n<thinking>\nNotes.\n</thinking>\n\n@You:\nThanks\n",
+		checks: []parityCheck{{"messages.1.content.0.text", "<thinking>\nGPT planned.\n\nNotes.\n</thinking>"}, {"messages.1.content.1.text", "Hi."}}},
+}
+
+func TestFlemma014Parity(t *testing.T) { checkParity(t, parity014Cases) }
