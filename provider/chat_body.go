@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -84,7 +85,9 @@ func chatRequest(p *Prompt, model, entry string, pr params) *chatBody {
 }
 
 // chatUser: one "tool" message per result, then the user's text — a plain
-// string, or a content array when it holds an image.
+// string, or a content array when it holds an image. A PDF is left out, as
+// Flemma's openai_chat leaves it (its user parts know text, images and
+// text files only); Send says so (EventNotice).
 func chatUser(m Message) []any {
 	var out []any
 	var texts []string
@@ -107,6 +110,9 @@ func chatUser(m Message) []any {
 			if p.File.IsText() {
 				texts = append(texts, string(p.File.Data))
 				parts = append(parts, inputTextPart(string(p.File.Data)))
+				continue
+			}
+			if chatDrops(p.File) {
 				continue
 			}
 			multimodal = true
@@ -162,4 +168,22 @@ func chatAssistant(m Message, entry, foreign string) (chatAssistantMsg, bool) {
 		msg.Content = &t
 	}
 	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
+}
+
+// chatDrops: Chat Completions gets no PDF (Flemma's openai_chat sends
+// none).
+func chatDrops(f *Attachment) bool { return f.MIME == "application/pdf" }
+
+// chatNotices say what a Chat Completions request leaves out of the
+// document: its PDFs.
+func chatNotices(p *Prompt, entry string) []string {
+	var out []string
+	for _, m := range p.Messages {
+		for _, part := range m.Parts {
+			if part.Kind == PartFile && chatDrops(part.File) {
+				out = append(out, fmt.Sprintf("%s is not sent: Chat Completions (%s) takes no PDF, as in Flemma; choose anthropic, openai, gemini or vertex to send it", part.File.Path, entry))
+			}
+		}
+	}
+	return out
 }

@@ -1,7 +1,13 @@
 package provider
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/google/go-cmp/cmp"
 )
 
 // Flemma 0.12–0.14 parity on the send side: the assertions of Flemma's
@@ -31,6 +37,16 @@ var parity014Cases = []parityCase{
 	{spec: "openai-chat: an unsigned redacted block counts as the model's own (Flemma checks no redacted flag there)", api: "openai-chat", model: "m",
 		chat:   "@You:\nHello\n\n@Assistant:\nHi.\n\n<thinking redacted>\nOPAQUE\n</thinking>\n\n@You:\nThanks\n",
 		checks: []parityCheck{{"messages.1.reasoning_content", "OPAQUE"}, {"messages.1.content", "Hi."}}},
+	// openai_chat.lua build_request: user parts are text, image and
+	// text_file; a pdf part is skipped (no media, no placeholder text).
+	{spec: "openai-chat: a PDF is left out, the text around it stays a plain string", api: "openai-chat", model: "m",
+		chat: "@You:\nSummarize @./report.pdf please\n", files: map[string]string{"report.pdf": "%PDF-1.4\n%%EOF\n"},
+		checks: []parityCheck{{"messages.0.content", "Summarize  please"}}},
+	{spec: "openai-chat: a PDF beside an image is left out of the content array", api: "openai-chat", model: "m",
+		chat:  "@You:\nCompare @./pic.png with @./report.pdf\n",
+		files: map[string]string{"pic.png": "\x89PNG\r\n\x1a\n", "report.pdf": "%PDF-1.4\n%%EOF\n"},
+		checks: []parityCheck{{"messages.0.content.0.text", "Compare "}, {"messages.0.content.1.type", "image_url"},
+			{"messages.0.content.2.text", " with "}, {"messages.0.content.3", absent}}},
 	// base.lua wrap_foreign_thinking, unchanged in every Flemma release
 	// this was checked against (0.11 to 0.13.1, the newest published): the
 	// other provider's thinking goes as "<thinking>\n…\n</thinking>" text.
@@ -40,3 +56,28 @@ var parity014Cases = []parityCase{
 }
 
 func TestFlemma014Parity(t *testing.T) { checkParity(t, parity014Cases) }
+
+// Sending to Chat Completions says which PDFs it left out (Flemma drops
+// them without a word), before the request goes out.
+func TestChatCompletionsSaysWhatItLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "report.pdf"), []byte("%PDF-1.4\n%%EOF\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, problems := BuildPrompt(chatdoc.Parse("@You:\nSummarize @./report.pdf\n"), PromptOptions{DocPath: filepath.Join(dir, "c.chat")})
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	var notices []string
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no request: the notices come before it
+	_, _ = Send(ctx, &Request{API: "openai-chat", Entry: "ollama", Model: "m", Prompt: p, Conn: Conn{BaseURL: "http://127.0.0.1:1/v1"}}, func(ev Event) {
+		if ev.Kind == EventNotice {
+			notices = append(notices, ev.Text)
+		}
+	})
+	want := []string{"./report.pdf is not sent: Chat Completions (ollama) takes no PDF, as in Flemma; choose anthropic, openai, gemini or vertex to send it"}
+	if diff := cmp.Diff(want, notices); diff != "" {
+		t.Errorf("notices (-want +got):\n%s", diff)
+	}
+}

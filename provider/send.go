@@ -109,6 +109,11 @@ func Send(ctx context.Context, r *Request, emit func(Event)) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if r.API == "openai-chat" {
+		for _, n := range chatNotices(r.Prompt, cmp.Or(r.Entry, r.API)) {
+			emit(Event{Kind: EventNotice, Text: n})
+		}
+	}
 	var t transport
 	switch r.API {
 	case "anthropic":
