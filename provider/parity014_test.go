@@ -47,6 +47,19 @@ var parity014Cases = []parityCase{
 		files: map[string]string{"pic.png": "\x89PNG\r\n\x1a\n", "report.pdf": "%PDF-1.4\n%%EOF\n"},
 		checks: []parityCheck{{"messages.0.content.0.text", "Compare "}, {"messages.0.content.1.type", "image_url"},
 			{"messages.0.content.2.text", " with "}, {"messages.0.content.3", absent}}},
+	// lua/flemma/provider/openai_responses.lua: input_file.filename is
+	// part.filename, the reference's path (templating/eval.lua include():
+	// resolved against the document's directory). chatls sends the path as
+	// the document writes it: a local absolute path (the user's home) is
+	// not the model's business (as the cache key, SPEC §7).
+	{spec: "openai: input_file.filename is the path as written, not its last element", api: "openai", model: "gpt-5.4",
+		chat: "@You:\nSummarize @./docs/q3.pdf\n", files: map[string]string{"docs/q3.pdf": "%PDF-1.4\n%%EOF\n"},
+		checks: []parityCheck{{"input.0.content.1.type", "input_file"}, {"input.0.content.1.filename", "./docs/q3.pdf"}}},
+	// Anthropic's document title and Gemini's displayName stay the file's
+	// last element (path_util.basename).
+	{spec: "anthropic: the document title is still the file name", api: "anthropic", model: "claude-sonnet-4-5",
+		chat: "@You:\nSummarize @./docs/q3.pdf\n", files: map[string]string{"docs/q3.pdf": "%PDF-1.4\n%%EOF\n"},
+		checks: []parityCheck{{"messages.0.content.1.title", "q3.pdf"}}},
 	// base.lua wrap_foreign_thinking, unchanged in every Flemma release
 	// this was checked against (0.11 to 0.13.1, the newest published): the
 	// other provider's thinking goes as "<thinking>\n…\n</thinking>" text.
