@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -92,5 +94,45 @@ func TestChatCompletionsSaysWhatItLeftOut(t *testing.T) {
 	want := []string{"./report.pdf is not sent: Chat Completions (ollama) takes no PDF, as in Flemma; choose anthropic, openai, gemini or vertex to send it"}
 	if diff := cmp.Diff(want, notices); diff != "" {
 		t.Errorf("notices (-want +got):\n%s", diff)
+	}
+}
+
+// The frontmatter of Flemma's docs/templates.md ("Per-buffer overrides with
+// flemma.opt"): the aliases set the parameters Flemma's schema aliases
+// name (config/schema.lua: timeout, thinking, max_tokens, temperature →
+// parameters.*). flemma.opt.cache_retention, which the same docs use, is
+// no alias in Flemma's 0.11–0.13 schema (its proxy reports "unknown key");
+// chatls reads it as its docs and Flemma before 0.11 (opt.lua) do.
+func TestFlemma014FrontmatterAliases(t *testing.T) {
+	ops := frontmatterOps(t, `flemma.opt.thinking = "medium"
+flemma.opt.temperature = 0.3
+flemma.opt.max_tokens = 8000
+flemma.opt.cache_retention = "none"`)
+	sel, problems, err := Select(config.Merge(config.Settings{Provider: "gemini", Model: "gemini-2.5-pro"}), mustEntries(t, nil), ops)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("%v %v", problems, err)
+	}
+	for _, c := range []struct {
+		api, model string
+		want       map[string]any
+	}{
+		{"gemini", "gemini-2.5-pro", map[string]any{"generationConfig.maxOutputTokens": 8000.0, "generationConfig.temperature": 0.3}},
+		{"anthropic", "claude-sonnet-4-5", map[string]any{"max_tokens": 8000.0, "cache_control": absent, "thinking.budget_tokens": 7999.0}},
+		{"openai", "gpt-4o", map[string]any{"max_output_tokens": 8000.0, "temperature": 0.3, "prompt_cache_key": absent}},
+	} {
+		raw, err := Body(&Request{API: c.api, Entry: c.api, Model: c.model, Parameters: sel.Parameters, Info: Builtins()[c.api].ModelInfo(c.model), Prompt: &Prompt{CacheKey: "k"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		for path, want := range c.want {
+			got, ok := jsonAt(body, path)
+			if want == absent && ok || want != absent && (!ok || got != want) {
+				t.Errorf("%s: %s = %v (present %v), want %v\n%s", c.api, path, got, ok, want, raw)
+			}
+		}
 	}
 }
