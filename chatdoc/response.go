@@ -20,7 +20,8 @@ import (
 // can't swallow the tool uses, the abort marker or the `@You:` after it.
 type Response struct {
 	tail     string // the last two characters written, header included
-	content  bool   // the message has content (Flemma's _has_content)
+	content  bool   // something of the answer was written (or is held)
+	lead     string // whitespace-only text before content: not written
 	thinking []ResponseThinking
 
 	held  string // the start of the current line, not written yet
@@ -65,9 +66,15 @@ func (r *Response) Start(tail string) string {
 // Text is a piece of the answer, as received, and returns what can be
 // written of it now: a line that could still read as structure waits for
 // the piece that decides it (the next call, or the block or end that
-// follows, which write it first).
+// follows, which write it first). A piece of only whitespace before any
+// content is not written (Flemma 0.14's on_content skips it: models with
+// adaptive thinking send one before their thinking).
 func (r *Response) Text(s string) string {
 	if s == "" {
+		return ""
+	}
+	if !r.content && strings.Trim(s, asciiSpace) == "" {
+		r.lead += s
 		return ""
 	}
 	r.content = true
@@ -181,6 +188,9 @@ func (r *Response) ToolUse(name, id, input string) string {
 	held := r.settle()
 	fence := strings.Repeat("`", max(3, longestRun(input, '`')+1))
 	block := r.prefix() + "**Tool Use:** `" + name + "` (`" + id + "`)\n\n" + fence + "json\n" + input + "\n" + fence + "\n"
+	if !r.content && strings.HasPrefix(block, "**Tool Use:**") {
+		block = "\n" + block // Flemma puts a tool use that opens the answer after a blank line
+	}
 	r.content = true
 	return held + r.add(block)
 }
@@ -208,8 +218,10 @@ func (r *Response) End(abort string) string {
 
 func (r *Response) thinkingBlock(t ResponseThinking) string {
 	if t.Redacted {
+		// Flemma's _emit_redacted_thinking: no separator after a line
+		// ending, else one; nothing written yet counts as no line ending.
 		prefix := "\n"
-		if strings.HasSuffix(r.tail, "\n") {
+		if r.content && strings.HasSuffix(r.tail, "\n") || !r.content && strings.HasSuffix(r.lead, "\n") {
 			prefix = ""
 		}
 		r.content = true
@@ -234,16 +246,25 @@ func (r *Response) thinkingBlock(t ResponseThinking) string {
 }
 
 // prefix separates a block from the content before it: none at the start
-// of the message, else a blank line (Flemma's _get_content_prefix).
+// of the message, else a blank line (Flemma's _get_content_prefix). Its
+// provider counts the whitespace it did not write as content, so a block
+// after only that is separated too, by what that whitespace ends with.
 func (r *Response) prefix() string {
-	switch {
-	case !r.content:
-		return ""
-	case strings.HasSuffix(r.tail, "\n"):
+	last := r.tail
+	if !r.content {
+		if r.lead == "" {
+			return ""
+		}
+		last = r.lead
+	}
+	if strings.HasSuffix(last, "\n") {
 		return "\n"
 	}
 	return "\n\n"
 }
+
+// asciiSpace is what Lua's %s matches (Flemma's "whitespace-only").
+const asciiSpace = " \t\n\v\f\r"
 
 // blankLine is what makes the next line follow a blank line.
 func (r *Response) blankLine() string {

@@ -65,3 +65,50 @@ func TestResponseAbortAndHeaders(t *testing.T) {
 		t.Errorf("empty answer: %q", got)
 	}
 }
+
+// The first lines of an answer as Flemma 0.14 writes them (core.lua's
+// on_content and the provider's block prefixes, base.lua
+// _get_content_prefix): an answer that starts with a tool use gets a blank
+// line after `@Assistant:`; whitespace-only text before the first content
+// is not written, though Flemma's provider has counted it, so a block
+// after it is separated as after any text; a redacted block first comes
+// after a blank line (its prefix is "\n" unless the content so far ends
+// with a line ending).
+func TestResponseStartsAsFlemma014(t *testing.T) {
+	tool := "**Tool Use:** `bash` (`toolu_01`)\n\n```json\n{}\n```\n"
+	for _, c := range []struct {
+		name string
+		play func(r *Response) string
+		want string // after "@Assistant:\n", up to "@You:"
+	}{
+		{"tool use first", func(r *Response) string { return r.ToolUse("bash", "toolu_01", "{}") },
+			"\n" + tool + "\n"},
+		{"blank lines, then text", func(r *Response) string { return r.Text("\n\n") + r.Text(" ") + r.Text("Hello") },
+			"Hello\n\n"},
+		{"blank lines, then a tool use", func(r *Response) string { return r.Text("\n\n") + r.ToolUse("bash", "toolu_01", "{}") },
+			"\n" + tool + "\n"},
+		{"spaces, then a tool use", func(r *Response) string { return r.Text("  ") + r.ToolUse("bash", "toolu_01", "{}") },
+			"\n\n" + tool + "\n"},
+		{"text with its own leading newline", func(r *Response) string { return r.Text("\nHi") },
+			"\nHi\n\n"},
+		{"redacted thinking alone", func(r *Response) string {
+			r.Thinking(ResponseThinking{Text: "opaque", Redacted: true})
+			return ""
+		}, "\n<thinking redacted>\nopaque\n</thinking>\n\n"},
+		{"signed thinking alone", func(r *Response) string {
+			r.Thinking(ResponseThinking{Text: "plan", Signature: &ThinkingSignature{Provider: "anthropic", Value: "s"}})
+			return ""
+		}, "<thinking anthropic:signature=\"s\">\nplan\n</thinking>\n\n"},
+	} {
+		var r Response
+		out := "@You:\ngo\n" + r.Start("go\n") + c.play(&r) + r.End("")
+		if want := "@You:\ngo\n\n@Assistant:\n" + c.want + "@You:\n\n"; out != want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.name, out, want)
+		}
+	}
+	var r Response
+	r.Start("go\n")
+	if r.Text("\n \n"); r.Content() {
+		t.Error("whitespace alone counts as content: the empty @Assistant: would stay")
+	}
+}

@@ -244,12 +244,20 @@ func isNative(p Part, family string) bool {
 // foreignThinking wraps other providers' (and unsigned) thinking into one
 // <thinking> text, unless the foreign setting drops it.
 func foreignThinking(m Message, family, foreign string) string {
+	return foreignText(m, func(p Part) bool { return isNative(p, family) }, foreign)
+}
+
+// foreignText is Flemma's wrap_foreign_thinking (base.lua): every thinking
+// block that is not the API's own (own), not redacted and not blank,
+// trimmed, in one "<thinking>\n…\n</thinking>" text; "" when there is
+// none or the foreign setting drops them.
+func foreignText(m Message, own func(Part) bool, foreign string) string {
 	if foreign == "drop" {
 		return ""
 	}
 	var texts []string
 	for _, p := range m.Parts {
-		if p.Kind == PartThinking && !p.Redacted && !isNative(p, family) {
+		if p.Kind == PartThinking && !p.Redacted && !own(p) {
 			if t := strings.TrimSpace(p.Text); t != "" {
 				texts = append(texts, t)
 			}

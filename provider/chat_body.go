@@ -3,12 +3,13 @@ package provider
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
 // The Chat Completions request (Ollama, OpenRouter, llama.cpp, vLLM…) as
-// Flemma 0.11's openai_chat builds it. IDs go out unchanged: these servers
-// take any string, and some check them against their own.
+// Flemma's openai_chat builds it (0.11 to 0.14). IDs go out unchanged:
+// these servers take any string, and some check them against their own.
 type chatBody struct {
 	MaxTokens     int            `json:"max_tokens"`
 	Model         string         `json:"model"`
@@ -61,7 +62,7 @@ type chatImage struct {
 	ImageURL map[string]string `json:"image_url"`
 }
 
-func chatRequest(p *Prompt, model string, pr params) *chatBody {
+func chatRequest(p *Prompt, model, entry string, pr params) *chatBody {
 	body := &chatBody{Model: model, MaxTokens: pr.MaxTokens, Stream: true,
 		StreamOptions: map[string]any{"include_usage": true}, Temperature: pr.Temperature, Messages: []any{}}
 	if p.System != "" {
@@ -70,7 +71,7 @@ func chatRequest(p *Prompt, model string, pr params) *chatBody {
 	for _, m := range p.Messages {
 		if m.Role == "user" {
 			body.Messages = append(body.Messages, chatUser(m)...)
-		} else if msg, ok := chatAssistant(m); ok {
+		} else if msg, ok := chatAssistant(m, entry, pr.Foreign); ok {
 			body.Messages = append(body.Messages, msg)
 		}
 	}
@@ -84,7 +85,9 @@ func chatRequest(p *Prompt, model string, pr params) *chatBody {
 }
 
 // chatUser: one "tool" message per result, then the user's text — a plain
-// string, or a content array when it holds an image.
+// string, or a content array when it holds an image. A PDF is left out, as
+// Flemma's openai_chat leaves it (its user parts know text, images and
+// text files only); Send says so (EventNotice).
 func chatUser(m Message) []any {
 	var out []any
 	var texts []string
@@ -109,6 +112,9 @@ func chatUser(m Message) []any {
 				parts = append(parts, inputTextPart(string(p.File.Data)))
 				continue
 			}
+			if chatDrops(p.File) {
+				continue
+			}
 			multimodal = true
 			parts = append(parts, chatImage{Type: "image_url", ImageURL: map[string]string{"url": dataURL(p.File)}})
 		}
@@ -125,10 +131,20 @@ func chatUser(m Message) []any {
 func inputTextPart(t string) inputText { return inputText{Type: "text", Text: t} }
 
 // chatAssistant: text, tool calls, and the reasoning as reasoning_content
-// (what DeepSeek, vLLM and llama.cpp read back).
-func chatAssistant(m Message) (chatAssistantMsg, bool) {
+// (what DeepSeek, vLLM and llama.cpp read back). Flemma's rule
+// (openai_chat.lua is_native_thinking): a Chat Completions server signs
+// nothing, so unsigned thinking, and thinking signed with the entry's own
+// name, is the model's own — the last such block with text is its
+// reasoning_content; thinking signed by another provider goes before the
+// text as one <thinking> text (thinking.foreign), joined to it without a
+// separator as Flemma joins the text parts.
+func chatAssistant(m Message, entry, foreign string) (chatAssistantMsg, bool) {
 	msg := chatAssistantMsg{Role: "assistant"}
+	own := func(p Part) bool { return p.Signature == nil || p.Signature.Provider == entry }
 	var texts []string
+	if f := foreignText(m, own, foreign); f != "" {
+		texts = append(texts, f)
+	}
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case PartText:
@@ -140,7 +156,9 @@ func chatAssistant(m Message) (chatAssistantMsg, bool) {
 		case PartToolUse:
 			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: p.ID, Type: "function", Function: chatCallFunction{Name: WireName(p.Name), Arguments: string(p.Input)}})
 		case PartThinking:
-			if !p.Redacted && strings.TrimSpace(p.Text) != "" {
+			// Flemma checks no redacted flag here: an unsigned
+			// <thinking redacted> block is the model's own too.
+			if own(p) && strings.TrimSpace(p.Text) != "" {
 				msg.ReasoningContent = p.Text
 			}
 		}
@@ -150,4 +168,22 @@ func chatAssistant(m Message) (chatAssistantMsg, bool) {
 		msg.Content = &t
 	}
 	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
+}
+
+// chatDrops: Chat Completions gets no PDF (Flemma's openai_chat sends
+// none).
+func chatDrops(f *Attachment) bool { return f.MIME == "application/pdf" }
+
+// chatNotices say what a Chat Completions request leaves out of the
+// document: its PDFs.
+func chatNotices(p *Prompt, entry string) []string {
+	var out []string
+	for _, m := range p.Messages {
+		for _, part := range m.Parts {
+			if part.Kind == PartFile && chatDrops(part.File) {
+				out = append(out, fmt.Sprintf("%s is not sent: Chat Completions (%s) takes no PDF, as in Flemma; choose anthropic, openai, gemini or vertex to send it", part.File.Path, entry))
+			}
+		}
+	}
+	return out
 }

@@ -21,6 +21,7 @@ const (
 	EventStop                                // StopReason, Truncated
 	EventRetry                               // Retry: the attempt failed and will be repeated
 	EventIgnored                             // Text: an event type chatls does not know (for the log)
+	EventNotice                              // Text: what the request left out of the document, for the user (before the request)
 )
 
 // Event is one thing the model's stream said, the same for every API.

@@ -232,8 +232,12 @@ var parityCases = []parityCase{
 // item's JSON in base64.
 var reasoningSignature = base64.StdEncoding.EncodeToString([]byte(`{"type":"reasoning","id":"rs_test_001","summary":[{"type":"summary_text","text":"summary"}],"encrypted_content":"encrypted_data_here"}`))
 
-func TestFlemmaParity(t *testing.T) {
-	for _, c := range parityCases {
+func TestFlemmaParity(t *testing.T) { checkParity(t, parityCases) }
+
+// checkParity builds each case's body and holds it to the case's checks.
+func checkParity(t *testing.T, cases []parityCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.spec, func(t *testing.T) {
 			body := parityBody(t, c)
 			for _, ch := range c.checks {
@@ -268,7 +272,11 @@ func parityBody(t *testing.T, c parityCase) any {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range c.files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		file := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

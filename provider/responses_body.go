@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
-	"path"
 	"strconv"
 	"strings"
 )
@@ -161,7 +160,10 @@ func responsesFile(f *Attachment) any {
 	case f.IsText():
 		return inputText{Type: "input_text", Text: string(f.Data)}
 	case f.MIME == "application/pdf":
-		return inputFile{Type: "input_file", Filename: cmp.Or(path.Base(f.Path), "document.pdf"), FileData: dataURL(f)}
+		// The path as the document writes it: Flemma sends the reference's
+		// path (resolved against the document's directory); chatls keeps it
+		// relative, so no local absolute path leaves the machine.
+		return inputFile{Type: "input_file", Filename: cmp.Or(f.Path, "document.pdf"), FileData: dataURL(f)}
 	}
 	return inputImage{Type: "input_image", ImageURL: dataURL(f), Detail: "auto"}
 }

@@ -78,7 +78,7 @@ func Body(r *Request) ([]byte, error) {
 	case "openai":
 		body = responsesRequest(r.Prompt, r.Model, pr, r.Info)
 	case "openai-chat":
-		body = chatRequest(r.Prompt, r.Model, pr)
+		body = chatRequest(r.Prompt, r.Model, r.Entry, pr)
 	case "gemini", "vertex":
 		body = geminiRequest(r.Prompt, pr)
 	case "script":
@@ -108,6 +108,11 @@ func Send(ctx context.Context, r *Request, emit func(Event)) (Result, error) {
 	body, err := Body(r)
 	if err != nil {
 		return Result{}, err
+	}
+	if r.API == "openai-chat" {
+		for _, n := range chatNotices(r.Prompt, cmp.Or(r.Entry, r.API)) {
+			emit(Event{Kind: EventNotice, Text: n})
+		}
 	}
 	var t transport
 	switch r.API {
