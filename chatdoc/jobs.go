@@ -49,6 +49,15 @@ func (d *Document) JobResults() []JobResult {
 	return out
 }
 
+// JobResultsIn are the Job Result blocks of one message (none outside
+// @You: messages).
+func (d *Document) JobResultsIn(m *Message) []JobResult {
+	if m.Role != "You" || !strings.Contains(d.Slice(m.Span.Start, m.Span.End), jobResultPrefix) {
+		return nil
+	}
+	return d.jobResultsIn(m)
+}
+
 // JobResult is the job's result block, or nil.
 func (d *Document) JobResult(job string) *JobResult {
 	for _, j := range d.JobResults() {

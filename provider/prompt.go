@@ -170,6 +170,11 @@ func (b *promptBuilder) userParts(m *chatdoc.Message) []Part {
 			return Part{Kind: PartToolResult, ID: r.ID, Text: r.Content, IsError: r.Status == chatdoc.StatusError}, true
 		}})
 	}
+	for _, j := range b.doc.JobResultsIn(m) {
+		segs = append(segs, segment{span: j.Span, part: func() (Part, bool) {
+			return Part{Kind: PartText, Text: b.jobLabel(j.Job) + "\n" + j.Content}, true
+		}})
+	}
 	b.runs(m, segs, func(s string, span chatdoc.Span) {
 		parts = append(parts, b.expand(m, s, span)...)
 	}, func(s segment) {
@@ -178,6 +183,22 @@ func (b *promptBuilder) userParts(m *chatdoc.Message) []Part {
 		}
 	})
 	return parts
+}
+
+// jobLabel is what a job's result is sent under, as Flemma sends it:
+// `[Job result for NAME (ID)]`, the call that started the job, or
+// `[Job result for unknown tool (job: JOB)]` when no result names it.
+func (b *promptBuilder) jobLabel(job string) string {
+	for _, r := range b.doc.ToolResults() {
+		for _, kv := range r.Extra() {
+			if kv.Key == "job" && kv.Value == job {
+				if u := b.doc.ToolUse(r.ID); u != nil {
+					return "[Job result for " + u.Name + " (" + r.ID + ")]"
+				}
+			}
+		}
+	}
+	return "[Job result for unknown tool (job: " + job + ")]"
 }
 
 func (b *promptBuilder) assistantParts(m *chatdoc.Message) []Part {

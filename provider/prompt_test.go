@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +170,26 @@ func TestCost(t *testing.T) {
 	e := Entry{API: "openai-chat", Models: map[string]ModelInfo{"qwen3": {Price: &Price{Input: 0.1, Output: 0.2}}}}
 	if i := e.ModelInfo("qwen3"); i == nil || i.Price.Input != 0.1 {
 		t.Fatal("override")
+	}
+}
+
+// A job's result is sent as Flemma sends it: a text part after the
+// message's tool results, under the call that started the job.
+func TestJobResultsAreSentUnderTheirCall(t *testing.T) {
+	doc := chatdoc.Parse("@You:\nbuild\n\n@Assistant:\n**Tool Use:** `bash` (`b1`)\n\n```json\n{\"command\":\"make\",\"flemma.background\":true}\n```\n\n" +
+		"@You:\n\n**Tool Result:** `b1` (job=job_1)\n\n```\nRunning in background as job_1.\n```\n\nwhat now?\n\n@Assistant:\nWaiting.\n\n" +
+		"@You:\n\n**Job Result:** `job_1`\n\n```\nbuilt\n```\n\n**Job Result:** `job_9` (error)\n\n```\nlate\n```\n\nand?\n")
+	p, problems := BuildPrompt(doc, PromptOptions{})
+	if len(problems) != 0 {
+		t.Fatalf("problems %+v", problems)
+	}
+	last := p.Messages[len(p.Messages)-1].Parts
+	var texts []string
+	for _, part := range last {
+		texts = append(texts, part.Text)
+	}
+	want := []string{"[Job result for bash (b1)]\nbuilt", "[Job result for unknown tool (job: job_9)]\nlate", "\nand?"} // text after a block keeps its blank line, as after a tool result
+	if !slices.Equal(texts, want) {
+		t.Fatalf("parts %q, want %q", texts, want)
 	}
 }

@@ -242,6 +242,9 @@ func (s *Session) stream(ctx context.Context, ds *Doc, st *streamState, send *se
 			s.mu.Unlock()
 			s.scheduleDiagnostics(ds) // the status line says it retries
 			return
+		case provider.EventNotice:
+			s.showMessage(MessageWarning, "chatls: "+ev.Text) // a part of the document the request left out
+			return
 		case provider.EventIgnored:
 			s.log.Debug("provider event ignored", zap.String("type", ev.Text))
 			return
