@@ -9,11 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/chatls/chatls/internal/cputime"
 )
 
 // grepBenchTree is the Go standard library's source: a real tree of ~11,000
@@ -69,55 +68,15 @@ func BenchmarkGrep(b *testing.B) {
 	})
 }
 
-// cpuTime is the CPU time (user+system) this process and its children have
-// used so far: reaped children by getrusage, live ones (the spare tool
-// supervisor, which runs bash calls and reaps them) from /proc in clock
-// ticks. On a shared machine wall time per call swings with the load; CPU
-// time per call (reported as cpu-µs/op) does much less.
-func cpuTime() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-	total := time.Duration(0)
-	for _, tv := range []syscall.Timeval{self.Utime, self.Stime, kids.Utime, kids.Stime} {
-		total += time.Duration(tv.Nano())
-	}
-	return total + liveChildrenCPU()
-}
-
-// liveChildrenCPU sums utime, stime, cutime and cstime of our live children
-// (clock ticks of 10 ms: meaningful over a whole benchmark, not one call).
-func liveChildrenCPU() time.Duration {
-	tasks, _ := os.ReadDir("/proc/self/task")
-	var total time.Duration
-	for _, t := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		for _, pid := range strings.Fields(string(b)) {
-			stat, err := os.ReadFile("/proc/" + pid + "/stat")
-			if err != nil {
-				continue
-			}
-			s := string(stat)
-			// After "(comm)": state is field 3, utime..cstime fields 14-17.
-			f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-			for _, v := range f[11:15] {
-				ticks, _ := strconv.Atoi(v)
-				total += time.Duration(ticks) * 10 * time.Millisecond
-			}
-		}
-	}
-	return total
-}
-
 // loopWithCPU runs body in b.Loop and reports CPU time per iteration.
 func loopWithCPU(b *testing.B, body func()) {
-	start := cpuTime()
+	start := cputime.WithChildren()
 	n := 0
 	for b.Loop() {
 		body()
 		n++
 	}
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(max(n, 1)), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.WithChildren()-start).Microseconds())/float64(max(n, 1)), "cpu-µs/op")
 }
 
 // BenchmarkReadOverhead: the read tool through the Runner (validation,
@@ -154,31 +113,6 @@ func BenchmarkBashOverhead(b *testing.B) {
 		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
 		in := map[string]any{"command": "true"}
 		loopWithCPU(b, func() {
-			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
-				b.Fatal(res.Text)
-			}
-		})
-	})
-	b.Run("chatls-bash-no-spare", func(b *testing.B) {
-		// Every call starts its supervisor, as the first call does and one
-		// of several at once: what a call cost before supervisors were kept.
-		if !supervisionAvailable {
-			b.Skip("unsupervised")
-		}
-		env := Env{Dir: dir, TempDir: dir}
-		r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
-		in := map[string]any{"command": "true"}
-		loopWithCPU(b, func() {
-			b.StopTimer()
-			pool.mu.Lock()
-			s := pool.idle
-			pool.idle = nil
-			pool.mu.Unlock()
-			if s != nil {
-				s.cut() // gone before the call: it starts its own
-				<-s.exited
-			}
-			b.StartTimer()
 			if res := r.Run(context.Background(), Call{ID: "b", Name: "bash", Input: in}, env); res.IsError {
 				b.Fatal(res.Text)
 			}

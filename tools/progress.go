@@ -4,7 +4,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatls/chatls/internal/procsup"
 )
+
+// progressInterval bounds how often Env.Progress is called (a process's
+// runtime ticks as often).
+const progressInterval = procsup.TickEvery
 
 // tickProgress wraps report for a tool that runs under the Runner's timeout
 // (every tool but bash, which streams its own): every progressInterval it

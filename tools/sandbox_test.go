@@ -1,15 +1,17 @@
 package tools
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/chatls/chatls/internal/procsup/proctest"
 	"github.com/chatls/chatls/internal/testfs"
 )
 
@@ -155,23 +157,28 @@ func TestSandboxTimeoutLeavesNoProcess(t *testing.T) {
 	if !strings.HasSuffix(res.Text, "Command timed out after 1 seconds.") {
 		t.Errorf("got %q", res.Text)
 	}
-	waitUntil(t, func() bool { return len(processesWithArg(marker)) == 0 })
+	proctest.AwaitListed(t, 10*time.Second, marker, "after the timeout", func(n int) bool { return n == 0 })
 }
 
-// processesWithArg lists processes whose argv[0] is arg, zombies included:
-// unlike proctest.WithArg0 (which skips zombies), the runner's tests must
-// also show that nothing is left unreaped.
-func processesWithArg(arg string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var found []string
-	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if argv0, _, _ := bytes.Cut(cmdline, []byte{0}); string(argv0) == arg {
-			found = append(found, e.Name())
-		}
+// TestSandboxedBashDiesWithTheServer starts a mini server (this test
+// binary, see main_test.go) running sandboxed bash with a background job,
+// kills it, and checks that no process of the call survives it.
+func TestSandboxedBashDiesWithTheServer(t *testing.T) {
+	requireSandbox(t)
+	marker := fmt.Sprintf("chatls-death-%d-sandboxed", os.Getpid())
+	server := exec.Command(os.Args[0], "-test.run=^$")
+	server.Env = append(os.Environ(), miniServerEnv+"="+marker)
+	var stderr strings.Builder
+	server.Stderr = &stderr
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
 	}
-	return found
+	// Both sleeps run: the background job and the main one.
+	proctest.AwaitListed(t, 15*time.Second, marker, "start", func(n int) bool { return n == 2 })
+	server.Process.Signal(syscall.SIGKILL)
+	server.Wait()
+	proctest.AwaitListed(t, 15*time.Second, marker, "after the server died", func(n int) bool { return n == 0 })
+	if strings.Contains(stderr.String(), "the call ended") {
+		t.Errorf("the call ended before the server was killed: %s", stderr.String())
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/keyenv"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 // defaultBashTimeout is tools.bash.timeout's default (seconds).
@@ -63,19 +64,25 @@ func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
 		return errorResult("Sandbox unavailable, command not run: %v", err)
 	}
 	sink := env.outputSinkFor(call.ID)
-	out := runProcessGroup(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), env.Progress)
-	if out.startErr != nil {
-		return errorResult("Failed to start bash: %v", out.startErr)
+	var tick func(time.Duration)
+	if env.Progress != nil {
+		tick = func(elapsed time.Duration) {
+			env.Progress(Progress{ElapsedMillis: elapsed.Milliseconds(), LastLine: sink.lastLine()})
+		}
+	}
+	out := procsup.Run(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), tick)
+	if out.StartErr != nil {
+		return errorResult("Failed to start bash: %v", out.StartErr)
 	}
 	got := sink.finish()
-	stopped := out.cancelled || out.timedOut
+	stopped := out.Cancelled || out.TimedOut
 	if sandboxed(env) && stopped {
 		// The notes go with the output, before the cancel or timeout line:
 		// a cancelled result must end in CancelledText, or the runner would
 		// take it for one that lost its output and drop what was printed.
 		got.Text = appendSandboxNotes(got.Text, env.Sandbox.Network)
 	}
-	res := bashResult(got, out.exitCode, out.cancelled, out.timedOut, seconds)
+	res := bashResult(got, out.ExitCode, out.Cancelled, out.TimedOut, seconds)
 	if sandboxed(env) && !stopped {
 		res.Text = appendSandboxNotes(res.Text, env.Sandbox.Network)
 	} else if !sandboxed(env) && env.Sandbox.Outside {

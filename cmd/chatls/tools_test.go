@@ -14,7 +14,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"

@@ -1,4 +1,4 @@
-package procgroup
+package procsup
 
 import (
 	"os"
@@ -9,11 +9,7 @@ import (
 	"weak"
 
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/internal/procsup"
 )
-
-// available is false where /proc/self/exe cannot be executed.
-var available = procsup.Available
 
 // lifeline is the pipe between chatls and one supervisor. Both ends stay
 // here until the supervisor has exited (or cmd is garbage): cmd.Start gives
@@ -38,7 +34,7 @@ var lifelines sync.Map // weak.Pointer[exec.Cmd] → *lifeline
 // arguments, environment and directory. It reports false, leaving cmd alone,
 // where supervision is unavailable or cmd cannot be wrapped.
 func supervise(cmd *exec.Cmd) bool {
-	if !available || cmd.Err != nil || cmd.Path == "" || len(cmd.ExtraFiles) > 0 || cmd.Process != nil {
+	if !Available || cmd.Err != nil || cmd.Path == "" || len(cmd.ExtraFiles) > 0 || cmd.Process != nil {
 		return false
 	}
 	exe := cmd.Path
@@ -60,10 +56,10 @@ func supervise(cmd *exec.Cmd) bool {
 	if len(args) == 0 {
 		args = []string{cmd.Path}
 	}
-	cmd.Args = append([]string{procsup.Arg0, cmd.Path}, args...)
-	cmd.Path = procsup.Self
-	cmd.Env = append(env[:len(env):len(env)], procsup.Env+"="+procsup.OneShotMode)
-	cmd.ExtraFiles = []*os.File{r} // fd 3: procsup.ControlFD
+	cmd.Args = append([]string{Arg0, cmd.Path}, args...)
+	cmd.Path = Self
+	cmd.Env = append(env[:len(env):len(env)], Env+"="+OneShotMode)
+	cmd.ExtraFiles = []*os.File{r} // fd 3: ControlFD
 	l := &lifeline{r: r, w: w}
 	key := weak.Make(cmd)
 	lifelines.Store(key, l)
@@ -77,8 +73,8 @@ func supervise(cmd *exec.Cmd) bool {
 	return true
 }
 
-// cut closes the lifeline of a supervised cmd, reporting whether it had one.
-func cut(cmd *exec.Cmd) bool {
+// cutLifeline closes the lifeline of a supervised cmd, reporting whether it had one.
+func cutLifeline(cmd *exec.Cmd) bool {
 	v, ok := lifelines.Load(weak.Make(cmd))
 	if ok {
 		v.(*lifeline).close()
@@ -86,7 +82,7 @@ func cut(cmd *exec.Cmd) bool {
 	return ok
 }
 
-// release closes the lifeline once the supervisor has exited. The entry
+// releaseLifeline closes the lifeline once the supervisor has exited. The entry
 // stays until cmd is garbage, so that a later Kill does nothing instead of
 // signalling a group ID that may be reused once the supervisor is reaped.
-func release(cmd *exec.Cmd) { cut(cmd) }
+func releaseLifeline(cmd *exec.Cmd) { cutLifeline(cmd) }

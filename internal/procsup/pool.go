@@ -1,4 +1,6 @@
-package tools
+//go:build linux
+
+package procsup
 
 import (
 	"encoding/binary"
@@ -13,19 +15,14 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/internal/procsup"
 )
 
-// The parent side of the serving tool supervisors (package procsup says what
+// The parent side of the serving supervisors (the package comment says what
 // a supervisor does and why). A supervisor is started once and then runs one
 // call after another: a call's start is a message on its control socket and
 // a fork in the supervisor, not an exec of the big chatls binary (~5 ms).
 // At most one idle supervisor is kept (the spare); a call that finds none
 // starts one itself, so nothing depends on the spare being there.
-
-// supervisionAvailable is false where /proc/self/exe cannot be executed; tools
-// then run directly in their own group with the parent-death signal.
-var supervisionAvailable = procsup.Available
 
 // supervisorGrace bounds the wait for a supervisor to end its call's processes
 // (one stuck in uninterruptible sleep delays it); then it is killed itself.
@@ -63,10 +60,10 @@ func startSupervisor() (*supervisor, error) {
 	ctl := os.NewFile(uintptr(fds[0]), "supervisor control")
 	theirs := os.NewFile(uintptr(fds[1]), "supervisor lifeline")
 	cmd := &exec.Cmd{
-		Path: procsup.Self,
-		Args: []string{procsup.Arg0},
+		Path: Self,
+		Args: []string{Arg0},
 		// Each call brings its own environment; one thread is all it needs.
-		Env:         append(keyenv.Environ(), procsup.Env+"="+procsup.ServeMode, "GOMAXPROCS=1"),
+		Env:         append(keyenv.Environ(), Env+"="+ServeMode, "GOMAXPROCS=1"),
 		Dir:         "/", // holds no call's directory
 		ExtraFiles:  []*os.File{theirs},
 		Stderr:      os.Stderr, // a crash of the supervisor lands in chatls's log
@@ -109,7 +106,7 @@ func supervisorExited(s *supervisor) {
 // that even the next bash call need not start one. Calls keep the spare
 // themselves: this is for a server that expects a bash call soon.
 func Prewarm() {
-	if !supervisionAvailable {
+	if !Available {
 		return
 	}
 	pool.mu.Lock()
@@ -206,12 +203,12 @@ func (s *supervisor) handOver(msg []byte, out *os.File) error {
 
 // readReply reads one reply: its kind and value, and the message of ReplyFailed.
 func (s *supervisor) readReply() (kind byte, v uint32, msg string, err error) {
-	var h [procsup.ReplyHeader]byte
+	var h [ReplyHeader]byte
 	if _, err := io.ReadFull(s.ctl, h[:]); err != nil {
 		return 0, 0, "", err
 	}
 	kind, v = h[0], binary.LittleEndian.Uint32(h[1:])
-	if kind == procsup.ReplyFailed {
+	if kind == ReplyFailed {
 		if v > 1<<20 {
 			return 0, 0, "", fmt.Errorf("reply of %d bytes from the tool supervisor", v)
 		}
@@ -223,116 +220,3 @@ func (s *supervisor) readReply() (kind byte, v uint32, msg string, err error) {
 	}
 	return kind, v, msg, nil
 }
-
-// supervisedCall is a command running under a serving supervisor.
-type supervisedCall struct {
-	fin  chan struct{} // closed once no process of the call is left
-	code int           // set before fin is closed
-
-	mu      sync.Mutex
-	sup     *supervisor
-	stopped bool // stop came, maybe before there was a supervisor to cut
-	ended   bool // the exit reply came: the supervisor is free again
-}
-
-// errStopped: KillAll came while the call was being handed over.
-var errStopped = errors.New("stopped before it started")
-
-// startSupervised hands the command to the spare supervisor, or to a new one,
-// with out as its stdout and stderr. The call is registered for KillAll
-// from the start, so a KillAll meanwhile stops it too.
-func startSupervised(req procsup.Request, out *os.File) (*supervisedCall, error) {
-	msg := req.Encode()
-	c := &supervisedCall{fin: make(chan struct{})}
-	register(c)
-	for {
-		s, fresh, err := take()
-		if err != nil {
-			unregister(c)
-			return nil, err
-		}
-		c.mu.Lock()
-		c.sup = s
-		stopped := c.stopped
-		c.mu.Unlock()
-		if stopped {
-			err = errStopped
-		} else {
-			err = s.handOver(msg, out)
-		}
-		if err != nil {
-			s.cut()
-			if !stopped && !fresh && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
-				continue // a spare that died while idle: nothing was handed over
-			}
-			unregister(c)
-			return nil, err
-		}
-		kind, _, text, err := s.readReply()
-		switch {
-		case err == nil && kind == procsup.ReplyStarted:
-			go c.await()
-			return c, nil
-		case err == nil && kind == procsup.ReplyFailed:
-			unregister(c)
-			release(s)
-			return nil, errors.New(text)
-		case err == nil:
-			err = fmt.Errorf("unexpected reply %q from the tool supervisor", kind)
-		case errors.Is(err, io.EOF), errors.Is(err, os.ErrClosed):
-			err = errSupervisorGone
-			if c.isStopped() {
-				err = errStopped
-			}
-		}
-		unregister(c)
-		s.cut()
-		return nil, err
-	}
-}
-
-func (c *supervisedCall) isStopped() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stopped
-}
-
-// await waits for the exit reply, or else for the supervisor to exit: cut by
-// stop or KillAll, or killed. Either way the call's processes are gone then.
-func (c *supervisedCall) await() {
-	kind, v, _, err := c.sup.readReply()
-	if err == nil && kind == procsup.ReplyExit {
-		c.code = int(v)
-		c.mu.Lock()
-		c.ended = true
-		c.mu.Unlock()
-		unregister(c)
-		release(c.sup)
-		close(c.fin)
-		return
-	}
-	c.sup.cut()
-	select {
-	case <-c.sup.exited:
-	case <-time.After(supervisorGrace):
-		c.sup.proc.Kill() // by pidfd where there is one: no pid reuse
-		<-c.sup.exited
-	}
-	c.code = exitCodeOf(c.sup.state, nil)
-	unregister(c)
-	close(c.fin)
-}
-
-func (c *supervisedCall) done() <-chan struct{} { return c.fin }
-
-// stop ends the call, unless it ended already: the supervisor may be
-// another call's by now.
-func (c *supervisedCall) stop() {
-	c.mu.Lock()
-	c.stopped = true
-	if !c.ended && c.sup != nil {
-		c.sup.cut()
-	}
-	c.mu.Unlock()
-}
-func (c *supervisedCall) exitCode() int { return c.code }

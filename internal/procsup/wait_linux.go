@@ -1,4 +1,4 @@
-package procgroup
+package procsup
 
 import (
 	"os/exec"
@@ -19,6 +19,6 @@ func WaitLeader(cmd *exec.Cmd) bool {
 			break
 		}
 	}
-	release(cmd)
+	releaseLifeline(cmd)
 	return true
 }

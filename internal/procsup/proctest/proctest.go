@@ -183,3 +183,38 @@ func AwaitArg0(t testing.TB, limit time.Duration, arg0, what string, cond func(n
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Listed lists the processes whose argv[0] is arg0, zombies included: a
+// test that must show nothing was left unreaped counts these.
+func Listed(arg0 string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(cmdline), arg0+"\x00") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// AwaitListed polls until cond holds for the number of processes Listed
+// finds, or fails t after limit.
+func AwaitListed(t testing.TB, limit time.Duration, arg0, what string, cond func(n int) bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		pids := Listed(arg0)
+		if cond(len(pids)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: processes %s still/not there: %v", what, arg0, pids)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

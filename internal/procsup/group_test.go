@@ -1,4 +1,4 @@
-package procgroup
+package procsup
 
 import (
 	"bufio"
@@ -9,37 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 )
-
-// standInEnv makes the test binary a stand-in for chatls: it starts, through
-// Prepare, a child that leaves background jobs — one in its group, one in a
-// session of its own — all named by the marker given, says "ready" and waits
-// to be killed.
-const standInEnv = "CHATLS_PROCGROUP_TEST_STAND_IN"
-
-func TestMain(m *testing.M) {
-	if marker := os.Getenv(standInEnv); marker != "" {
-		cmd := exec.Command("bash", "-c", fmt.Sprintf(
-			`(exec -a %[1]s sleep 300) & setsid bash -c 'exec -a %[1]s sleep 300' & exec -a %[1]s sleep 300`, marker))
-		Prepare(cmd)
-		if err := cmd.Start(); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("ready")
-		time.Sleep(time.Hour) // not select{}: with nothing else to run, that is a crash
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
 
 // TestTreeDiesWithChatls: chatls killed with SIGKILL can stop nothing itself;
 // the supervisor still ends the child and what it started, also a job that
 // left the child's group (plugins and stdio MCP servers run this way).
 func TestTreeDiesWithChatls(t *testing.T) {
 	proctest.Skip(t)
-	if !available {
+	if !Available {
 		t.Skip("no /proc/self/exe: only the parent-death signal")
 	}
 	marker := fmt.Sprintf("chatls-procgroup-%d", os.Getpid())
@@ -85,7 +63,7 @@ func TestKillEndsTheTree(t *testing.T) {
 		}
 	})
 	left := 0
-	if !available {
+	if !Available {
 		left = 1 // unsupervised, the setsid job escapes the group kill
 	}
 	proctest.AwaitArg0(t, 10*time.Second, marker, "start", func(n int) bool { return n == 3 })
@@ -100,7 +78,7 @@ func TestKillEndsTheTree(t *testing.T) {
 // SDK sends a stdio server that ignored EOF) ends the whole tree.
 func TestTermEndsTheTree(t *testing.T) {
 	proctest.Skip(t)
-	if !available {
+	if !Available {
 		t.Skip("unsupervised: SIGTERM reaches the child alone")
 	}
 	marker := fmt.Sprintf("chatls-procgroup-term-%d", os.Getpid())

@@ -1,7 +1,6 @@
-package tools
+package procsup
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,28 +8,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// awaitProcesses polls /proc until cond holds for the processes whose argv[0]
-// is marker, or fails after the deadline (a bounded poll, not a fixed sleep).
-func awaitProcesses(t *testing.T, marker string, what string, cond func(n int) bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		found := processesWithArg(marker)
-		if cond(len(found)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: processes %s still/not there: %v", what, marker, found)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+	"github.com/chatls/chatls/internal/procsup/proctest"
+)
 
 // TestToolProcessesDieWithTheServer starts a mini server (this test binary,
 // see main_test.go) running bash with a background job, kills the server the
-// ways it can die, and checks that no process of the call survives it.
+// ways it can die, and checks that no process of the call survives it (in
+// the sandbox: tools/builtin's TestSandboxedBashDiesWithTheServer).
 func TestToolProcessesDieWithTheServer(t *testing.T) {
 	cases := []struct {
 		name string
@@ -40,13 +25,9 @@ func TestToolProcessesDieWithTheServer(t *testing.T) {
 		{"SIGKILL", syscall.SIGKILL, ""},
 		{"SIGTERM unhandled", syscall.SIGTERM, ""},
 		{"SIGTERM with KillAll", syscall.SIGTERM, "killall"},
-		{"SIGKILL sandboxed", syscall.SIGKILL, "sandbox"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.mode == "sandbox" {
-				requireSandbox(t)
-			}
 			marker := fmt.Sprintf("chatls-death-%d-%d", os.Getpid(), i)
 			server := exec.Command(os.Args[0], "-test.run=^$")
 			server.Env = append(os.Environ(), miniServerEnv+"="+marker, miniServerEnv+"_MODE="+tc.mode)
@@ -56,10 +37,10 @@ func TestToolProcessesDieWithTheServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Both sleeps run: the background job and the main one.
-			awaitProcesses(t, marker, "start", func(n int) bool { return n == 2 })
+			proctest.AwaitListed(t, 15*time.Second, marker, "start", func(n int) bool { return n == 2 })
 			server.Process.Signal(tc.sig)
 			server.Wait()
-			awaitProcesses(t, marker, "after the server died", func(n int) bool { return n == 0 })
+			proctest.AwaitListed(t, 15*time.Second, marker, "after the server died", func(n int) bool { return n == 0 })
 			if strings.Contains(stderr.String(), "the call ended") {
 				t.Errorf("the call ended before the server was killed: %s", stderr.String())
 			}
@@ -70,24 +51,21 @@ func TestToolProcessesDieWithTheServer(t *testing.T) {
 // TestKillAllEndsRunningCalls: KillAll kills the groups of calls in flight,
 // background jobs included, and their Run returns at once.
 func TestKillAllEndsRunningCalls(t *testing.T) {
-	env := testEnv(t)
+	dir := t.TempDir()
 	marker := fmt.Sprintf("chatls-killall-%d", os.Getpid())
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
-	done := make(chan Result)
+	done := make(chan Outcome)
 	go func() {
-		done <- r.Run(context.Background(), Call{ID: "k", Name: "bash", Input: map[string]any{
-			"command": fmt.Sprintf("(exec -a %[1]s sleep 100) & exec -a %[1]s sleep 100", marker),
-		}}, env)
+		_, res := bash(dir, fmt.Sprintf("(exec -a %[1]s sleep 100) & exec -a %[1]s sleep 100", marker), time.Minute)
+		done <- res
 	}()
-	awaitProcesses(t, marker, "start", func(n int) bool { return n == 2 })
+	proctest.AwaitListed(t, 15*time.Second, marker, "start", func(n int) bool { return n == 2 })
 	if n := KillAll(); n != 1 {
 		t.Errorf("KillAll signalled %d groups, want 1", n)
 	}
-	res := <-done
-	if res.ExitCode == nil || *res.ExitCode != 137 || !res.IsError {
-		t.Errorf("result %+v", res)
+	if res := <-done; res.ExitCode != 137 {
+		t.Errorf("outcome %+v", res)
 	}
-	awaitProcesses(t, marker, "after KillAll", func(n int) bool { return n == 0 })
+	proctest.AwaitListed(t, 15*time.Second, marker, "after KillAll", func(n int) bool { return n == 0 })
 	if n := KillAll(); n != 0 {
 		t.Errorf("KillAll after the call signalled %d groups", n)
 	}
@@ -97,10 +75,9 @@ func TestKillAllEndsRunningCalls(t *testing.T) {
 // that left its process group — a new session (setsid), a job-control job
 // (set -m), a double fork — end too, and none is left as a zombie.
 func TestCallEndsProcessesThatLeftTheGroup(t *testing.T) {
-	if !supervisionAvailable {
+	if !Available {
 		t.Skip("no /proc/self/exe: unsupervised")
 	}
-	env := testEnv(t)
 	marker := fmt.Sprintf("chatls-escape-%d", os.Getpid())
 	cmd := fmt.Sprintf(`setsid bash -c 'exec -a %[1]s sleep 100' &
 set -m; (exec -a %[1]s sleep 100) &
@@ -118,10 +95,11 @@ done
 # At least the three (a scan of /proc can meet one twice while it forks).
 [ $n -gt 3 ] && n=3
 echo "started $n"`, marker)
-	res := run(t, env, "bash", map[string]any{"command": cmd})
-	wantText(t, res, "started 3")
+	if text, _ := bash(t.TempDir(), cmd, time.Minute); text != "started 3" {
+		t.Errorf("output %q", text)
+	}
 	// Run returned only after the supervisor reaped everything: nothing left, at once.
-	if left := processesWithArg(marker); len(left) > 0 {
+	if left := proctest.Listed(marker); len(left) > 0 {
 		t.Errorf("processes left after the call: %v", left)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package procgroup
+package procsup
 
 import (
 	"os/exec"
@@ -25,7 +25,7 @@ func Prepare(cmd *exec.Cmd) {
 // Start). Unsupervised, call it before reaping the leader (see WaitLeader)
 // or right after: a group ID cannot be reused while any member is alive.
 func Kill(cmd *exec.Cmd) {
-	if cut(cmd) || cmd.Process == nil {
+	if cutLifeline(cmd) || cmd.Process == nil {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -1,9 +1,10 @@
-package tools
+package procsup
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,13 +14,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/chatls/chatls/internal/procsup"
 )
 
 func requireSupervision(t *testing.T) {
 	t.Helper()
-	if !supervisionAvailable {
+	if !Available {
 		t.Skip("no /proc/self/exe: unsupervised")
 	}
 }
@@ -64,7 +63,7 @@ func ourSupervisors() (live, zombies []int) {
 			case !ok:
 			case state == 'Z':
 				zombies = append(zombies, pid)
-			case arg0 == procsup.Arg0:
+			case arg0 == Arg0:
 				live = append(live, pid)
 			}
 		}
@@ -72,15 +71,15 @@ func ourSupervisors() (live, zombies []int) {
 	return live, zombies
 }
 
-// supervisorOf runs `echo $PPID` plus more and returns the supervisor's pid
-// and the rest of the output.
-func supervisorOf(t *testing.T, env Env, command string) (int, string) {
+// supervisorOf runs `echo $PPID` plus more in dir and returns the
+// supervisor's pid and the rest of the output.
+func supervisorOf(t *testing.T, dir, command string) (int, string) {
 	t.Helper()
-	res := run(t, env, "bash", map[string]any{"command": "echo $PPID; " + command})
-	first, rest, _ := strings.Cut(res.Text, "\n")
+	text, res := bash(dir, "echo $PPID; "+command, time.Minute)
+	first, rest, _ := strings.Cut(text, "\n")
 	pid, err := strconv.Atoi(first)
-	if err != nil || res.IsError {
-		t.Fatalf("result %+v", res)
+	if err != nil || res.ExitCode != 0 || res.StartErr != nil {
+		t.Fatalf("output %q, outcome %+v", text, res)
 	}
 	return pid, rest
 }
@@ -91,27 +90,26 @@ func supervisorOf(t *testing.T, env Env, command string) (int, string) {
 // reaches a command.
 func TestSupervisorServesCallsInTurn(t *testing.T) {
 	requireSupervision(t)
-	env := testEnv(t)
-	if err := os.Mkdir(filepath.Join(env.Dir, "second"), 0o755); err != nil {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "second"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	const show = `echo "$CHATLS_TEST_HANDOVER ${CHATLS_TOOL_SUPERVISOR-unset} $PWD"`
 	t.Setenv("CHATLS_TEST_HANDOVER", "first")
-	sup1, out1 := supervisorOf(t, env, show)
+	sup1, out1 := supervisorOf(t, dir, show)
 	t.Setenv("CHATLS_TEST_HANDOVER", "second")
-	env.BashCwd = "second"
-	sup2, out2 := supervisorOf(t, env, show)
+	sup2, out2 := supervisorOf(t, filepath.Join(dir, "second"), show)
 
-	if want := "first unset " + env.Dir; out1 != want {
+	if want := "first unset " + dir; out1 != want {
 		t.Errorf("first call: %q, want %q", out1, want)
 	}
-	if want := "second unset " + filepath.Join(env.Dir, "second"); out2 != want {
+	if want := "second unset " + filepath.Join(dir, "second"); out2 != want {
 		t.Errorf("second call: %q, want %q", out2, want)
 	}
 	if sup1 != sup2 {
 		t.Errorf("the second call ran under supervisor %d, not the warm %d", sup2, sup1)
 	}
-	if _, ppid, arg0, ok := procStat(sup1); !ok || arg0 != procsup.Arg0 || ppid != os.Getpid() {
+	if _, ppid, arg0, ok := procStat(sup1); !ok || arg0 != Arg0 || ppid != os.Getpid() {
 		t.Errorf("process %d: argv[0] %q, parent %d, alive %v", sup1, arg0, ppid, ok)
 	}
 }
@@ -121,11 +119,11 @@ func TestSupervisorServesCallsInTurn(t *testing.T) {
 // that had lived is replaced in the background.
 func TestSpareSupervisorDeath(t *testing.T) {
 	requireSupervision(t)
-	env := testEnv(t)
-	spare, _ := supervisorOf(t, env, "true")
+	dir := t.TempDir()
+	spare, _ := supervisorOf(t, dir, "true")
 	syscall.Kill(spare, syscall.SIGKILL)
 	await(t, "the killed spare is reaped", func() bool { _, _, _, ok := procStat(spare); return !ok })
-	next, _ := supervisorOf(t, env, "true")
+	next, _ := supervisorOf(t, dir, "true")
 	if next == spare {
 		t.Fatalf("a call ran under the dead spare %d", spare)
 	}
@@ -146,7 +144,7 @@ func TestSpareSupervisorDeath(t *testing.T) {
 	pool.mu.Lock()
 	respawned := pool.idle.proc.Pid
 	pool.mu.Unlock()
-	if got, _ := supervisorOf(t, env, "true"); got != respawned {
+	if got, _ := supervisorOf(t, dir, "true"); got != respawned {
 		t.Errorf("the call ran under %d, not the respawned spare %d", got, respawned)
 	}
 }
@@ -155,17 +153,13 @@ func TestSpareSupervisorDeath(t *testing.T) {
 // they are done one stays as the spare and the others exit and are reaped.
 func TestAtMostOneSpareSupervisor(t *testing.T) {
 	requireSupervision(t)
-	env := testEnv(t)
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
+	dir := t.TempDir()
 	var wg sync.WaitGroup
 	sups := make([]string, 4)
 	for i := range sups {
 		wg.Go(func() {
 			// Each waits until all four run, so they overlap.
-			res := r.Run(context.Background(), Call{ID: fmt.Sprint("c", i), Name: "bash", Input: map[string]any{
-				"command": fmt.Sprintf(`touch started-%d; until [ "$(ls started-* | wc -l)" = 4 ]; do sleep 0.01; done; echo $PPID`, i),
-			}}, env)
-			sups[i] = res.Text
+			sups[i], _ = bash(dir, fmt.Sprintf(`touch started-%d; until [ "$(ls started-* | wc -l)" = 4 ]; do sleep 0.01; done; echo $PPID`, i), time.Minute)
 		})
 	}
 	wg.Wait()
@@ -190,17 +184,17 @@ func TestAtMostOneSpareSupervisor(t *testing.T) {
 // file descriptor open in chatls.
 func TestSupervisedCallsLeakNoFiles(t *testing.T) {
 	requireSupervision(t)
-	env := testEnv(t)
+	dir := t.TempDir()
 	count := func() int {
 		fds, _ := os.ReadDir("/proc/self/fd")
 		return len(fds)
 	}
-	supervisorOf(t, env, "true") // the spare's socket is there from now on
+	supervisorOf(t, dir, "true") // the spare's socket is there from now on
 	before := count()
 	for range 10 {
-		supervisorOf(t, env, "echo out; echo err >&2")
-		out := runProcessGroup(context.Background(), exec.Command("/nonexistent/tool"), newOutputSink(Limits{}, env.TempDir, "x"), time.Minute, nil)
-		if out.startErr == nil {
+		supervisorOf(t, dir, "echo out; echo err >&2")
+		out := Run(context.Background(), exec.Command("/nonexistent/tool"), io.Discard, time.Minute, nil)
+		if out.StartErr == nil {
 			t.Fatal("a missing executable started")
 		}
 	}
@@ -213,13 +207,13 @@ func TestSupervisedCallsLeakNoFiles(t *testing.T) {
 // reported with the supervisor's reason, and the supervisor serves on.
 func TestSupervisorStartErrorKeepsTheSpare(t *testing.T) {
 	requireSupervision(t)
-	env := testEnv(t)
-	spare, _ := supervisorOf(t, env, "true")
-	out := runProcessGroup(context.Background(), exec.Command("/nonexistent/tool"), newOutputSink(Limits{}, env.TempDir, "x"), time.Minute, nil)
-	if out.startErr == nil || out.startErr.Error() != "cannot start /nonexistent/tool: no such file or directory" {
-		t.Errorf("start error %v", out.startErr)
+	dir := t.TempDir()
+	spare, _ := supervisorOf(t, dir, "true")
+	out := Run(context.Background(), exec.Command("/nonexistent/tool"), io.Discard, time.Minute, nil)
+	if out.StartErr == nil || out.StartErr.Error() != "cannot start /nonexistent/tool: no such file or directory" {
+		t.Errorf("start error %v", out.StartErr)
 	}
-	if again, _ := supervisorOf(t, env, "true"); again != spare {
+	if again, _ := supervisorOf(t, dir, "true"); again != spare {
 		t.Errorf("next call under %d, not the spare %d", again, spare)
 	}
 }
@@ -227,10 +221,10 @@ func TestSupervisorStartErrorKeepsTheSpare(t *testing.T) {
 // TestSupervisorTakesLargeCommands: a command near the kernel's limit for one
 // argument (128 KB) crosses the control socket in several reads.
 func TestSupervisorTakesLargeCommands(t *testing.T) {
-	env := testEnv(t)
 	big := strings.Repeat("x", 120000)
-	res := run(t, env, "bash", map[string]any{"command": "s='" + big + "'; echo ${#s}"})
-	wantText(t, res, "120000")
+	if text, _ := bash(t.TempDir(), "s='"+big+"'; echo ${#s}", time.Minute); text != "120000" {
+		t.Errorf("output %q", text)
+	}
 }
 
 // TestIdleSpareDiesWithTheServer: the idle spare exits when chatls is killed.
@@ -251,7 +245,7 @@ func TestIdleSpareDiesWithTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mini server said %q", line)
 	}
-	if _, _, arg0, ok := procStat(pid); !ok || arg0 != procsup.Arg0 {
+	if _, _, arg0, ok := procStat(pid); !ok || arg0 != Arg0 {
 		t.Fatalf("spare %d: %q %v", pid, arg0, ok)
 	}
 	server.Process.Signal(syscall.SIGKILL)

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package procgroup
+package procsup
 
 import "os/exec"
 
