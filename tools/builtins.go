@@ -18,6 +18,12 @@ type BuiltinOptions struct {
 	Now func() time.Time
 }
 
+// The built-ins are known by name, with the pane's own (builtin_names.go).
+func init() {
+	RegisterBuiltins(Builtins(BuiltinOptions{})...)
+	RegisterBuiltins(paneTools()...)
+}
+
 // Builtins returns the built-in tools of SPEC §5 plus web_fetch and time.
 func Builtins(opts BuiltinOptions) []Tool {
 	now := opts.Now

@@ -83,7 +83,11 @@ func TestRetrySafe(t *testing.T) {
 		{Definition{Name: "slack:post", Source: "mcp:slack"}, nil, false},
 		{Definition{Name: "read", Source: "plugin:x"}, nil, false},
 	} {
-		if got := RetrySafe(c.def, c.input); got != c.want {
+		var tool Tool = fakeTool{def: c.def}
+		if c.def.Source == "builtin" {
+			tool = builtinNamed(c.def.Name)
+		}
+		if got := RetrySafe(tool, c.input); got != c.want {
 			t.Errorf("%s %v: %v", c.def.Name, c.input, got)
 		}
 	}

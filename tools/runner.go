@@ -26,10 +26,6 @@ var errToolTimeout = errors.New("tool timed out")
 // (a busy machine took over 3 s to reap a killed bash; its output was lost).
 var lateResultGrace = 10 * time.Second
 
-// timesItself is implemented by tools that apply their own timeout (bash:
-// the input's `timeout` or tools.bash.timeout) instead of Env.DefaultTimeout.
-type timesItself interface{ timesItself() bool }
-
 // Runner executes calls. It keeps no state of its own: the caller (the
 // executor) owns each call's slot, its cancel (ctx, with ErrCancelled as
 // the cause) and the at-most-once bookkeeping.
@@ -88,7 +84,7 @@ func (r *Runner) RunHolding(ctx context.Context, call Call, env Env, finished fu
 // finished runs when the tool has returned, however late.
 func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, finished func()) Result {
 	timeout := 0
-	if t, ok := tool.(timesItself); !ok || !t.timesItself() {
+	if t, ok := tool.(SelfTimed); !ok || !t.TimesItself() {
 		timeout = env.DefaultTimeout
 		if timeout <= 0 {
 			timeout = 30

@@ -21,11 +21,11 @@ type lsInput struct {
 
 func readLsInput(call Call) lsInput {
 	in := lsInput{depth: 1, limit: defaultLsLimit}
-	in.path, _ = stringArg(call.Input, "path")
-	if d, ok := intArg(call.Input, "maxDepth"); ok && d >= 1 {
+	in.path, _ = StringArg(call.Input, "path")
+	if d, ok := IntArg(call.Input, "maxDepth"); ok && d >= 1 {
 		in.depth = min(d, maxLsDepth)
 	}
-	if l, ok := intArg(call.Input, "limit"); ok && l > 0 {
+	if l, ok := IntArg(call.Input, "limit"); ok && l > 0 {
 		in.limit = l
 	}
 	return in
@@ -52,9 +52,9 @@ type findInput struct {
 
 func readFindInput(call Call) (findInput, Result, bool) {
 	in := findInput{limit: defaultFindLimit}
-	in.pattern, _ = stringArg(call.Input, "pattern")
-	in.path, _ = stringArg(call.Input, "path")
-	if l, ok := intArg(call.Input, "limit"); ok && l > 0 {
+	in.pattern, _ = StringArg(call.Input, "pattern")
+	in.path, _ = StringArg(call.Input, "path")
+	if l, ok := IntArg(call.Input, "limit"); ok && l > 0 {
 		in.limit = l
 	}
 	if in.pattern == "" {
@@ -90,10 +90,10 @@ type grepInput struct {
 
 func readGrepInput(call Call) (grepInput, Result, bool) {
 	in := grepInput{limit: defaultGrepLimit}
-	pattern, _ := stringArg(call.Input, "pattern")
-	in.path, _ = stringArg(call.Input, "path")
-	in.glob, _ = stringArg(call.Input, "glob")
-	if l, ok := intArg(call.Input, "limit"); ok && l > 0 {
+	pattern, _ := StringArg(call.Input, "pattern")
+	in.path, _ = StringArg(call.Input, "path")
+	in.glob, _ = StringArg(call.Input, "glob")
+	if l, ok := IntArg(call.Input, "limit"); ok && l > 0 {
 		in.limit = l
 	}
 	if pattern == "" {

@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chatls/chatls/tools/target"
@@ -14,7 +16,7 @@ import (
 // limits (the full-output file stays on this machine), timeout, cancel
 // and progress.
 func bashOnTarget(ctx context.Context, call Call, env Env) Result {
-	command, _ := stringArg(call.Input, "command")
+	command, _ := StringArg(call.Input, "command")
 	if command == "" {
 		return errorResult("No command provided")
 	}
@@ -41,7 +43,7 @@ func bashOnTarget(ctx context.Context, call Call, env Env) Result {
 // is checked first for what would break the shared shell, `wait` says
 // how long to wait, the timeout sends C-c.
 func bashInTmux(ctx context.Context, call Call, env Env) Result {
-	command, _ := stringArg(call.Input, "command")
+	command, _ := StringArg(call.Input, "command")
 	if command == "" {
 		return errorResult("No command provided")
 	}
@@ -64,7 +66,7 @@ func bashInTmux(ctx context.Context, call Call, env Env) Result {
 	stop()
 	if runErr != nil {
 		if errors.Is(runErr, target.ErrNoTmux) {
-			return errorResult("tmux is not installed on target %s; install it or set tmux = false for this target", targetLabel(env.Target.Name))
+			return errorResult("tmux is not installed on target %s; install it or set tmux = false for this target", env.Target.Label())
 		}
 		return errorResult("%s", capitalize(runErr.Error()))
 	}
@@ -121,4 +123,50 @@ func waitArg(v any) (target.Wait, string) {
 		return target.Wait{For: time.Duration(w * float64(time.Second))}, ""
 	}
 	return target.Wait{}, "wait must be true, false or a number of seconds"
+}
+
+// bashWaitDefinition is bash's definition in a tmux pane, with `wait`.
+var bashWaitDefinition = sync.OnceValue(func() Definition {
+	d := bashDefinition()
+	var schema map[string]any
+	json.Unmarshal(d.Schema, &schema)
+	props := schema["properties"].(map[string]any)
+	props["wait"] = map[string]any{"type": []string{"boolean", "number", "null"},
+		"description": "true (default): wait until the command ends or times out; false: start it and return at once; a number: wait that many seconds, then return what it printed so far while it keeps running"}
+	if req, ok := schema["required"].([]any); ok {
+		schema["required"] = append(req, "wait")
+	}
+	d.Schema, _ = json.Marshal(schema)
+	return d
+})
+
+// PaneDefinition: bash with `wait`, running in the pane's shell.
+func (bashTool) PaneDefinition(d Definition, session string) Definition {
+	d.Schema = bashWaitDefinition().Schema
+	d.Description = strings.Replace(d.Description, "in the document's directory",
+		"in the shell of tmux session "+session+" (its directory and variables persist between calls)", 1)
+	return d
+}
+
+// PaneInput splits bash's `wait` off the input: the registry's bash has
+// no such property.
+func (bashTool) PaneInput(input map[string]any) (rest map[string]any, problems []ValidationError, ok bool) {
+	w, has := input["wait"]
+	if !has {
+		return input, nil, false
+	}
+	if _, msg := waitArg(w); msg != "" {
+		problems = []ValidationError{{Path: []string{"wait"}, Message: "wait: " + msg}}
+	}
+	return withoutKey(input, "wait"), problems, true
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
 }

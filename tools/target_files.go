@@ -12,8 +12,14 @@ import (
 // read, write and edit on a remote target: the same checks and texts as
 // here, the bytes through cat on the target (content on stdin).
 
+// linkError is the result of a call whose target could not be reached
+// or whose connection dropped (the call is not repeated).
+func linkError(err error) Result {
+	return errorResult("%s", capitalize(err.Error()))
+}
+
 func readOnTarget(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
+	shown, _ := StringArg(call.Input, "path")
 	if shown == "" {
 		return errorResult("No path provided")
 	}
@@ -30,10 +36,10 @@ func readOnTarget(ctx context.Context, call Call, env Env) Result {
 	if looksBinary(sniff) {
 		return binaryFileResult(shown, info.Size, sniff)
 	}
-	offset, _ := intArg(call.Input, "offset")
+	offset, _ := IntArg(call.Input, "offset")
 	offset = max(offset, 1)
-	userLimit, hasLimit := intArg(call.Input, "limit")
-	res := readLines(ctx, br, shown, remotePath(env.Target, shown), offset, userLimit, hasLimit && userLimit > 0, env.Limits.orDefault())
+	userLimit, hasLimit := IntArg(call.Input, "limit")
+	res := readLines(ctx, br, shown, env.Target.RemotePath(shown), offset, userLimit, hasLimit && userLimit > 0, env.Limits.orDefault())
 	// The full file is on the target, not here: the note says how to read on.
 	res.FullOutputPath = ""
 	return res
@@ -63,8 +69,8 @@ func kindResult(kind, shown, what string) (Result, bool) {
 }
 
 func writeOnTarget(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	content, _ := stringArg(call.Input, "content")
+	shown, _ := StringArg(call.Input, "path")
+	content, _ := StringArg(call.Input, "content")
 	if shown == "" {
 		return errorResult("No path provided")
 	}

@@ -37,7 +37,7 @@ func walkLess(a, b string) int {
 func walkRemote(ctx context.Context, env Env, shown string, opt target.ListOptions, visit func(target.Entry)) (string, error) {
 	t := env.Target
 	opt.Prune = prunedNames()
-	base := remotePath(t, shown)
+	base := t.RemotePath(shown)
 	return target.List(ctx, t.Machine, t.Root, shown, opt, func(e target.Entry) error {
 		if env.Hidden == nil || !env.Hidden(path.Join(base, e.Path)) {
 			visit(e)

@@ -19,7 +19,21 @@ const defaultBashTimeout = 120
 
 type bashTool struct{}
 
-func (bashTool) timesItself() bool { return true }
+// TimesItself: the input's timeout, or tools.bash.timeout (bashSeconds).
+func (bashTool) TimesItself() bool { return true }
+
+func (bashTool) Preview(in map[string]any) string {
+	command, _ := StringArg(in, "command")
+	return "$ " + command
+}
+
+func (bashTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return bashOnTarget(ctx, call, env)
+}
+
+func (bashTool) RunInPane(ctx context.Context, call Call, env Env) Result {
+	return bashInTmux(ctx, call, env)
+}
 
 // bashDefinition is built once: Definition is called per validation and preview.
 var bashDefinition = sync.OnceValue(bashTool{}.definition)
@@ -41,7 +55,7 @@ func (bashTool) definition() Definition {
 }
 
 func (bashTool) Run(ctx context.Context, call Call, env Env) Result {
-	command, _ := stringArg(call.Input, "command")
+	command, _ := StringArg(call.Input, "command")
 	if command == "" {
 		return errorResult("No command provided")
 	}
@@ -162,7 +176,7 @@ func bashResult(got sinkResult, code int, cancelled, timedOut bool, seconds floa
 // bashSeconds is the call's timeout: its input's, else tools.bash.timeout.
 func bashSeconds(call Call, env Env) float64 {
 	seconds := float64(env.BashTimeout)
-	if t, ok := numberArg(call.Input, "timeout"); ok && t > 0 {
+	if t, ok := NumberArg(call.Input, "timeout"); ok && t > 0 {
 		seconds = t
 	}
 	if seconds <= 0 {

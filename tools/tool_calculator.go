@@ -14,6 +14,13 @@ var calculatorDefinition = sync.OnceValue(calculatorTool{}.definition)
 
 func (calculatorTool) Definition() Definition { return calculatorDefinition() }
 
+func (calculatorTool) Preview(in map[string]any) string {
+	expr, _ := StringArg(in, "expression")
+	return expr
+}
+
+func (calculatorTool) Fileless() {}
+
 func (calculatorTool) definition() Definition {
 	return Definition{
 		Name: "calculator",
@@ -27,17 +34,17 @@ func (calculatorTool) definition() Definition {
 }
 
 func (calculatorTool) Run(ctx context.Context, call Call, env Env) Result {
-	expr, _ := stringArg(call.Input, "expression")
+	expr, _ := StringArg(call.Input, "expression")
 	v, err := evaluateArithmetic(expr)
 	if err != nil {
 		return errorResult("Cannot evaluate %q: %v", cutRunes(expr, 200), err)
 	}
-	return Result{Text: formatNumber(v)}
+	return Result{Text: FormatNumber(v)}
 }
 
-// formatNumber prints integers without a fraction and other values with the
+// FormatNumber prints integers without a fraction and other values with the
 // fewest digits that round-trip.
-func formatNumber(v float64) string {
+func FormatNumber(v float64) string {
 	if v == 0 {
 		return "0" // also for -0
 	}

@@ -15,6 +15,15 @@ var editDefinition = sync.OnceValue(editTool{}.definition)
 
 func (editTool) Definition() Definition { return editDefinition() }
 
+func (editTool) Preview(in map[string]any) string {
+	path, _ := StringArg(in, "path")
+	return path
+}
+
+func (editTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return editOnTarget(ctx, call, env)
+}
+
 func (editTool) definition() Definition {
 	return Definition{
 		Name: "edit",
@@ -63,9 +72,9 @@ func (editTool) Run(ctx context.Context, call Call, env Env) Result {
 
 // readEditInput is edit's input, checked.
 func readEditInput(call Call) (shown, oldText, newText string, bad Result, ok bool) {
-	shown, _ = stringArg(call.Input, "path")
-	oldText, _ = stringArg(call.Input, "oldText")
-	newText, _ = stringArg(call.Input, "newText")
+	shown, _ = StringArg(call.Input, "path")
+	oldText, _ = StringArg(call.Input, "oldText")
+	newText, _ = StringArg(call.Input, "newText")
 	if shown == "" {
 		return "", "", "", errorResult("No path provided"), false
 	}

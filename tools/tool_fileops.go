@@ -64,8 +64,34 @@ func (copyTool) Definition() Definition   { return copyDefinition() }
 func (moveTool) Definition() Definition   { return moveDefinition() }
 func (deleteTool) Definition() Definition { return deleteDefinition() }
 
+func (mkdirTool) Preview(in map[string]any) string {
+	path, _ := StringArg(in, "path")
+	return path
+}
+
+func (deleteTool) Preview(in map[string]any) string {
+	path, _ := StringArg(in, "path")
+	if r, _ := in["recursive"].(bool); r {
+		return previewParts(path, "(recursive: the directory and everything in it)")
+	}
+	return path
+}
+
+func (copyTool) Preview(in map[string]any) string { return transferPreview(in) }
+func (moveTool) Preview(in map[string]any) string { return transferPreview(in) }
+
+// transferPreview is copy's and move's preview: `source → destination`.
+func transferPreview(in map[string]any) string {
+	src, _ := StringArg(in, "source")
+	dst, _ := StringArg(in, "destination")
+	if o, _ := in["overwrite"].(bool); o {
+		return previewParts(src+" → "+dst, "(overwrite)")
+	}
+	return src + " → " + dst
+}
+
 func (mkdirTool) Run(_ context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
+	shown, _ := StringArg(call.Input, "path")
 	root, rel, err := openWrite(env, shown)
 	if err != nil {
 		return errorResult("%v", err)
@@ -81,7 +107,7 @@ func (mkdirTool) Run(_ context.Context, call Call, env Env) Result {
 }
 
 func (deleteTool) Run(_ context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
+	shown, _ := StringArg(call.Input, "path")
 	recursive, _ := call.Input["recursive"].(bool)
 	root, rel, err := openWrite(env, shown)
 	if err != nil {
@@ -122,8 +148,8 @@ func (moveTool) Run(ctx context.Context, call Call, env Env) Result {
 // transfer copies or moves source to destination, both under the write
 // rules (a move changes its source too; a copy only reads it).
 func transfer(ctx context.Context, call Call, env Env, move bool) Result {
-	src, _ := stringArg(call.Input, "source")
-	dst, _ := stringArg(call.Input, "destination")
+	src, _ := StringArg(call.Input, "source")
+	dst, _ := StringArg(call.Input, "destination")
 	overwrite, _ := call.Input["overwrite"].(bool)
 	var from string
 	if move {

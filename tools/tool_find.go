@@ -17,6 +17,20 @@ var findDefinition = sync.OnceValue(findTool{}.definition)
 
 func (findTool) Definition() Definition { return findDefinition() }
 
+func (findTool) Preview(in map[string]any) string {
+	pattern, _ := StringArg(in, "pattern")
+	if p, _ := StringArg(in, "path"); p != "" {
+		return previewParts(pattern, "in "+p)
+	}
+	return pattern
+}
+
+func (findTool) RetrySafe(map[string]any) bool { return true }
+
+func (findTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return findOnTarget(ctx, call, env)
+}
+
 func (findTool) definition() Definition {
 	return Definition{
 		Name: "find",

@@ -21,18 +21,28 @@ type gitTool struct {
 	name string
 	def  func() Definition
 	run  func(ctx context.Context, g gitRepo, in map[string]any) Result
+	// preview is the call's preview detail; effect (may be nil) what it
+	// would change; readOnly (may be nil) whether it only looks.
+	preview  func(in map[string]any) string
+	effect   func(ctx context.Context, g gitRepo, in map[string]any) string
+	readOnly func(in map[string]any) bool
 }
 
 func (t gitTool) Definition() Definition { return t.def() }
 
+func (t gitTool) Preview(in map[string]any) string { return t.preview(in) }
+
+// RetrySafe: the git tools that only look.
+func (t gitTool) RetrySafe(in map[string]any) bool { return t.readOnly != nil && t.readOnly(in) }
+
 func (t gitTool) Run(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
+	shown, _ := StringArg(call.Input, "path")
 	g, err := findRepo(ctx, env, shown)
 	if err != nil {
 		return errorResult("%v", err)
 	}
 	for _, key := range []string{"ref", "name", "from", "remote", "branch"} {
-		if v, _ := stringArg(call.Input, key); strings.HasPrefix(v, "-") {
+		if v, _ := StringArg(call.Input, key); strings.HasPrefix(v, "-") {
 			return errorResult("%s %q must not start with '-' (it would be read as an option)", key, v)
 		}
 	}
@@ -42,12 +52,12 @@ func (t gitTool) Run(ctx context.Context, call Call, env Env) Result {
 // gitTools are the git built-ins.
 func gitTools() []Tool {
 	return []Tool{
-		gitTool{name: "git_status", def: gitStatusDef, run: gitStatus},
-		gitTool{name: "git_diff", def: gitDiffDef, run: gitDiff},
-		gitTool{name: "git_log", def: gitLogDef, run: gitLog},
-		gitTool{name: "git_branch", def: gitBranchDef, run: gitBranch},
-		gitTool{name: "git_commit", def: gitCommitDef, run: gitCommit},
-		gitTool{name: "git_push", def: gitPushDef, run: gitPush},
+		gitTool{name: "git_status", def: gitStatusDef, run: gitStatus, preview: pathRefPreview, readOnly: always},
+		gitTool{name: "git_diff", def: gitDiffDef, run: gitDiff, preview: pathRefPreview, readOnly: always},
+		gitTool{name: "git_log", def: gitLogDef, run: gitLog, preview: pathRefPreview, readOnly: always},
+		gitTool{name: "git_branch", def: gitBranchDef, run: gitBranch, preview: branchPreview, effect: branchEffect, readOnly: listsBranches},
+		gitTool{name: "git_commit", def: gitCommitDef, run: gitCommit, preview: commitPreview, effect: commitEffect},
+		gitTool{name: "git_push", def: gitPushDef, run: gitPush, preview: pushPreview, effect: pushEffect},
 	}
 }
 
@@ -183,7 +193,7 @@ func gitDiff(ctx context.Context, g gitRepo, in map[string]any) Result {
 	if staged, _ := in["staged"].(bool); staged {
 		args = append(args, "--staged")
 	}
-	if ref, _ := stringArg(in, "ref"); ref != "" {
+	if ref, _ := StringArg(in, "ref"); ref != "" {
 		args = append(args, ref)
 	}
 	out, err := runGit(ctx, g.top, append(args, "--")...)
@@ -192,11 +202,11 @@ func gitDiff(ctx context.Context, g gitRepo, in map[string]any) Result {
 
 func gitLog(ctx context.Context, g gitRepo, in map[string]any) Result {
 	limit := 20
-	if n, ok := intArg(in, "limit"); ok && n > 0 {
+	if n, ok := IntArg(in, "limit"); ok && n > 0 {
 		limit = n
 	}
 	args := []string{"log", "-n", strconv.Itoa(limit), "--no-color", "--no-ext-diff", "--no-textconv", "--date=short", "--format=%h %ad %an: %s"}
-	if ref, _ := stringArg(in, "ref"); ref != "" {
+	if ref, _ := StringArg(in, "ref"); ref != "" {
 		args = append(args, ref)
 	}
 	out, err := runGit(ctx, g.top, append(args, "--")...)
@@ -208,7 +218,7 @@ func gitBranch(ctx context.Context, g gitRepo, in map[string]any) Result {
 		out, err := runGit(ctx, g.top, "branch", "--list", "--no-color", "--format=%(if)%(HEAD)%(then)* %(else)  %(end)%(refname:short) %(objectname:short)")
 		return gitResult(out, err, "No branches yet.")
 	}
-	name, _ := stringArg(in, "name")
+	name, _ := StringArg(in, "name")
 	if name == "" {
 		return errorResult("create needs a name")
 	}
@@ -216,7 +226,7 @@ func gitBranch(ctx context.Context, g gitRepo, in map[string]any) Result {
 		return errorResult("%q is not a valid branch name", name)
 	}
 	args := []string{"branch", name}
-	if from, _ := stringArg(in, "from"); from != "" {
+	if from, _ := StringArg(in, "from"); from != "" {
 		args = append(args, from)
 	}
 	if _, err := runGit(ctx, g.top, args...); err != nil {
@@ -226,7 +236,7 @@ func gitBranch(ctx context.Context, g gitRepo, in map[string]any) Result {
 }
 
 func gitCommit(ctx context.Context, g gitRepo, in map[string]any) Result {
-	msg, _ := stringArg(in, "message")
+	msg, _ := StringArg(in, "message")
 	files := stringList(in["files"])
 	if strings.TrimSpace(msg) == "" || len(files) == 0 {
 		return errorResult("git_commit needs a message and at least one file")
@@ -271,8 +281,8 @@ func stringList(v any) []string {
 // pushTarget is the remote (default origin) and branch (default the
 // current one) a push goes to.
 func (g gitRepo) pushTarget(ctx context.Context, in map[string]any) (remote, branch string, err error) {
-	remote, _ = stringArg(in, "remote")
-	branch, _ = stringArg(in, "branch")
+	remote, _ = StringArg(in, "remote")
+	branch, _ = StringArg(in, "branch")
 	if branch == "" {
 		out, err := runGit(ctx, g.top, "symbolic-ref", "--short", "HEAD")
 		if err != nil {

@@ -31,6 +31,19 @@ var grepDefinition = sync.OnceValue(grepTool{}.definition)
 
 func (grepTool) Definition() Definition { return grepDefinition() }
 
+func (grepTool) Preview(in map[string]any) string {
+	pattern, _ := StringArg(in, "pattern")
+	path, _ := StringArg(in, "path")
+	glob, _ := StringArg(in, "glob")
+	return previewParts("/"+pattern+"/", path, glob)
+}
+
+func (grepTool) RetrySafe(map[string]any) bool { return true }
+
+func (grepTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return grepOnTarget(ctx, call, env)
+}
+
 func (grepTool) definition() Definition {
 	return Definition{
 		Name: "grep",

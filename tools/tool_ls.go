@@ -22,6 +22,23 @@ var lsDefinition = sync.OnceValue(lsTool{}.definition)
 
 func (lsTool) Definition() Definition { return lsDefinition() }
 
+func (lsTool) Preview(in map[string]any) string {
+	p, _ := StringArg(in, "path")
+	if p == "" {
+		p = "."
+	}
+	if d, ok := NumberArg(in, "maxDepth"); ok {
+		return previewParts(p, "depth="+FormatNumber(d))
+	}
+	return p
+}
+
+func (lsTool) RetrySafe(map[string]any) bool { return true }
+
+func (lsTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return lsOnTarget(ctx, call, env)
+}
+
 func (lsTool) definition() Definition {
 	return Definition{
 		Name: "ls",

@@ -24,6 +24,26 @@ var readDefinition = sync.OnceValue(readTool{}.definition)
 
 func (readTool) Definition() Definition { return readDefinition() }
 
+func (readTool) Preview(in map[string]any) string {
+	path, _ := StringArg(in, "path")
+	offset, hasOffset := NumberArg(in, "offset")
+	limit, hasLimit := NumberArg(in, "limit")
+	if !hasOffset && !hasLimit {
+		return path
+	}
+	r := "+" + FormatNumber(offset)
+	if hasLimit {
+		r += "," + FormatNumber(limit)
+	}
+	return previewParts(path, r)
+}
+
+func (readTool) RetrySafe(map[string]any) bool { return true }
+
+func (readTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return readOnTarget(ctx, call, env)
+}
+
 func (readTool) definition() Definition {
 	return Definition{
 		Name: "read",
@@ -39,7 +59,7 @@ func (readTool) definition() Definition {
 }
 
 func (readTool) Run(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
+	shown, _ := StringArg(call.Input, "path")
 	if shown == "" {
 		return errorResult("No path provided")
 	}
@@ -79,9 +99,9 @@ func (readTool) Run(ctx context.Context, call Call, env Env) Result {
 		return binaryFileResult(shown, fi.Size(), sniff)
 	}
 
-	offset, _ := intArg(call.Input, "offset")
+	offset, _ := IntArg(call.Input, "offset")
 	offset = max(offset, 1)
-	userLimit, hasLimit := intArg(call.Input, "limit")
+	userLimit, hasLimit := IntArg(call.Input, "limit")
 	limits := env.Limits.orDefault()
 	return readLines(ctx, br, shown, abs, offset, userLimit, hasLimit && userLimit > 0, limits)
 }

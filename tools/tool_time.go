@@ -16,6 +16,16 @@ var timeDefinition = sync.OnceValue(timeTool{}.definition)
 
 func (timeTool) Definition() Definition { return timeDefinition() }
 
+func (timeTool) Preview(in map[string]any) string {
+	f, _ := StringArg(in, "format")
+	if f == "" {
+		f = "iso"
+	}
+	return f
+}
+
+func (timeTool) Fileless() {}
+
 func (timeTool) definition() Definition {
 	return Definition{
 		Name:        "time",
@@ -31,7 +41,7 @@ func (timeTool) definition() Definition {
 
 func (t timeTool) Run(ctx context.Context, call Call, env Env) Result {
 	now := t.now()
-	format, _ := stringArg(call.Input, "format")
+	format, _ := StringArg(call.Input, "format")
 	switch format {
 	case "", "iso":
 		return Result{Text: now.Format(time.RFC3339)}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -36,31 +35,13 @@ var (
 				optional("target", "string", "The tmux pane (default: the session's pane)"),
 			), Annotations: map[string]any{"destructiveHint": true}}
 	})
-	bashWaitDefinition = sync.OnceValue(func() Definition {
-		d := bashDefinition()
-		var schema map[string]any
-		json.Unmarshal(d.Schema, &schema)
-		props := schema["properties"].(map[string]any)
-		props["wait"] = map[string]any{"type": []string{"boolean", "number", "null"},
-			"description": "true (default): wait until the command ends or times out; false: start it and return at once; a number: wait that many seconds, then return what it printed so far while it keeps running"}
-		if req, ok := schema["required"].([]any); ok {
-			schema["required"] = append(req, "wait")
-		}
-		d.Schema, _ = json.Marshal(schema)
-		return d
-	})
 )
 
-// tmuxRegistry holds the tmux tools: they are not built-ins everywhere,
-// only on a target with tmux (Runner.Run looks there for them).
-var tmuxRegistry = sync.OnceValue(func() *Registry {
-	return NewRegistry([]Tool{capturePaneTool{}, sendKeysTool{}})
-})
+// paneTools are the built-ins a target with tmux adds (PaneOnly).
+func paneTools() []Tool { return []Tool{capturePaneTool{}, sendKeysTool{}} }
 
-// TmuxDefinitions are the tools a tmux target adds.
-func TmuxDefinitions() []Definition {
-	return []Definition{capturePaneDefinition(), sendKeysDefinition()}
-}
+func (capturePaneTool) PaneOnly() {}
+func (sendKeysTool) PaneOnly()    {}
 
 func (capturePaneTool) Definition() Definition { return capturePaneDefinition() }
 func (sendKeysTool) Definition() Definition    { return sendKeysDefinition() }
@@ -73,9 +54,9 @@ func (capturePaneTool) Run(ctx context.Context, call Call, env Env) Result {
 	if env.Target == nil || env.Target.Tmux == nil {
 		return errorResult("capture_pane needs a target with tmux = true")
 	}
-	pane, _ := stringArg(call.Input, "target")
+	pane, _ := StringArg(call.Input, "target")
 	lineArg := func(key string) string {
-		if n, ok := intArg(call.Input, key); ok {
+		if n, ok := IntArg(call.Input, key); ok {
 			return strconv.Itoa(n)
 		}
 		return ""
@@ -106,8 +87,8 @@ func (sendKeysTool) Run(ctx context.Context, call Call, env Env) Result {
 	if env.Target == nil || env.Target.Tmux == nil {
 		return errorResult("send_keys needs a target with tmux = true")
 	}
-	literal, _ := stringArg(call.Input, "literal")
-	pane, _ := stringArg(call.Input, "target")
+	literal, _ := StringArg(call.Input, "literal")
+	pane, _ := StringArg(call.Input, "target")
 	var keys []string
 	if list, ok := call.Input["keys"].([]any); ok {
 		for _, k := range list {
@@ -129,14 +110,4 @@ func (sendKeysTool) Run(ctx context.Context, call Call, env Env) Result {
 		return Result{Text: fmt.Sprintf("Typed %d characters into tmux pane %s.", len([]rune(literal)), used)}
 	}
 	return Result{Text: fmt.Sprintf("Sent %v to tmux pane %s.", keys, used)}
-}
-
-func withoutKey(m map[string]any, key string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if k != key {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -39,6 +39,18 @@ var webFetchDefinition = sync.OnceValue(webFetchTool{}.definition)
 
 func (webFetchTool) Definition() Definition { return webFetchDefinition() }
 
+func (webFetchTool) Preview(in map[string]any) string {
+	url, _ := StringArg(in, "url")
+	if n, ok := NumberArg(in, "maxBytes"); ok {
+		return previewParts(url, "(max "+formatSize(int64(n))+")")
+	}
+	return url
+}
+
+func (webFetchTool) RetrySafe(map[string]any) bool { return true }
+
+func (webFetchTool) Fileless() {}
+
 func (webFetchTool) definition() Definition {
 	return Definition{
 		Name: "web_fetch",
@@ -53,8 +65,8 @@ func (webFetchTool) definition() Definition {
 }
 
 func (t webFetchTool) Run(ctx context.Context, call Call, env Env) Result {
-	raw, _ := stringArg(call.Input, "url")
-	limit, ok := intArg(call.Input, "maxBytes")
+	raw, _ := StringArg(call.Input, "url")
+	limit, ok := IntArg(call.Input, "maxBytes")
 	if !ok || limit <= 0 {
 		limit = defaultFetchBytes
 	}

@@ -16,6 +16,18 @@ var writeDefinition = sync.OnceValue(writeTool{}.definition)
 
 func (writeTool) Definition() Definition { return writeDefinition() }
 
+func (writeTool) Preview(in map[string]any) string {
+	path, _ := StringArg(in, "path")
+	if c, ok := StringArg(in, "content"); ok {
+		return previewParts(path, "("+formatSize(int64(len(c)))+")")
+	}
+	return path
+}
+
+func (writeTool) RunRemote(ctx context.Context, call Call, env Env) Result {
+	return writeOnTarget(ctx, call, env)
+}
+
 func (writeTool) definition() Definition {
 	return Definition{
 		Name: "write",
@@ -30,8 +42,8 @@ func (writeTool) definition() Definition {
 }
 
 func (writeTool) Run(ctx context.Context, call Call, env Env) Result {
-	shown, _ := stringArg(call.Input, "path")
-	content, _ := stringArg(call.Input, "content")
+	shown, _ := StringArg(call.Input, "path")
+	content, _ := StringArg(call.Input, "content")
 	if shown == "" {
 		return errorResult("No path provided")
 	}
