@@ -1,10 +1,9 @@
 package tools
 
-import (
-	"context"
-)
+import "context"
 
-// Effect is what the call would change, "" when its tool cannot say.
+// Effect is what the call would change (Effecter), "" when its tool
+// cannot say.
 func (r *Registry) Effect(ctx context.Context, call Call, env Env) string {
 	t, ok := r.Lookup(call.Name)
 	if !ok || env.Target.Remote() {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,8 +12,8 @@ import (
 )
 
 // Preview renders the one-line summary of a call shown in inlay hints and
-// code action titles (SPEC §3): a built-in's own format (Previewer), a custom tool's
-// PreviewTemplate, or the generic `name: key="v", …`. The call's `label`
+// code action titles (SPEC §3): a built-in's own format (Previewer), a
+// custom tool's PreviewTemplate, or the generic `name: key="v", …`. The call's `label`
 // becomes `  # label`; newlines show as ⤶; previews longer than maxLen runes
 // end in … (maxLen <= 0: no limit).
 func Preview(def Definition, input map[string]any, maxLen int) string {
@@ -46,7 +45,7 @@ func PreviewOn(def Definition, target string, input map[string]any, maxLen int) 
 	}
 	if maxLen > 0 {
 		// Bound the work on huge inputs; oneLine at most halves the rune count (CRLF).
-		text = cutRunes(text, (2*maxLen+2)*utf8.UTFMax)
+		text = clip.Head(text, (2*maxLen+2)*utf8.UTFMax)
 	}
 	return clip.Runes(oneLine(text), maxLen)
 }
@@ -145,17 +144,7 @@ func scalarPreview(v any) string {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
-	s = documentText(s)
+	s = DocumentText(s)
 	s = strings.ReplaceAll(s, "\t", " ")
 	return strings.ReplaceAll(s, "\n", "⤶")
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// previewParts joins the parts of a preview that are not empty.
-func previewParts(parts ...string) string {
-	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "  ")
 }

@@ -94,7 +94,7 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 		defer cancel()
 		if env.Progress != nil {
 			var stop func()
-			env.Progress, stop = tickProgress(env.Progress)
+			env.Progress, stop = TickProgress(env.Progress)
 			defer stop()
 		}
 	}
@@ -151,11 +151,11 @@ func interrupted(ctx context.Context, res Result) Result {
 // limitResult applies the output limits to results the tool did not limit
 // itself (plugins, MCP, built-ins returning text): head kept, full text saved.
 func limitResult(res Result, call Call, env Env) Result {
-	res.Text = documentText(res.Text)
+	res.Text = DocumentText(res.Text)
 	if res.Truncated {
 		return res
 	}
-	limits := env.Limits.orDefault()
+	limits := env.Limits.OrDefault()
 	total := countLines(res.Text)
 	if len(res.Text) <= limits.MaxBytes && total <= limits.MaxLines {
 		return res

@@ -112,8 +112,8 @@ type lastFailure struct {
 	valid bool
 }
 
-// loopNote ends a repeated failure's result.
-const loopNote = "[This call is identical to the previous one, which failed; it was not run again. Change the command or its input to try again.]"
+// LoopNote ends a repeated failure's result.
+const LoopNote = "[This call is identical to the previous one, which failed; it was not run again. Change the command or its input to try again.]"
 
 func (t *TargetEnv) guardLoop(call Call, run func() Result) Result {
 	if t.failures == nil {
@@ -125,7 +125,7 @@ func (t *TargetEnv) guardLoop(call Call, run func() Result) Result {
 	if t.failures.valid && t.failures.key == key {
 		text := t.failures.text
 		t.failures.mu.Unlock()
-		return Result{Text: appendParagraph(text, loopNote), IsError: true}
+		return Result{Text: appendParagraph(text, LoopNote), IsError: true}
 	}
 	t.failures.mu.Unlock()
 	res := run()
@@ -148,13 +148,6 @@ func (t *TargetEnv) RemotePath(p string) string {
 		return p
 	}
 	return path.Join(t.Root, p)
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-32) + s[1:]
 }
 
 // Close ends what the target holds open (an SSH master connection).

@@ -75,8 +75,8 @@ type Env struct {
 
 	// output is the call's output, owned by the runner's attempt (set by
 	// execute): what a tool streamed into it survives a tool that does not
-	// return after its cancel (outputSinkFor).
-	output *outputSink
+	// return after its cancel (Sink).
+	output *OutputSink
 }
 
 // SandboxConfig is the `sandbox.*` settings, and this call's exceptions.

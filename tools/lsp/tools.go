@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -23,8 +24,8 @@ var Names = []string{"diagnostics", "symbols", "hover", "definition", "reference
 
 // WithBuiltins is every built-in tool: tools.Builtins and the LSP tools
 // over the pool.
-func WithBuiltins(opts tools.BuiltinOptions, p *Pool) []tools.Tool {
-	return append(tools.Builtins(opts), Tools(p)...)
+func WithBuiltins(opts builtin.Options, p *Pool) []tools.Tool {
+	return append(builtin.Tools(opts), Tools(p)...)
 }
 
 // The LSP tools are built-ins, known by name (tools.RegisterBuiltins).
