@@ -17,14 +17,6 @@ const defaultBashTimeout = 120
 
 type bashTool struct{}
 
-// TimesItself: the input's timeout, or tools.bash.timeout (bashSeconds).
-func (bashTool) TimesItself() bool { return true }
-
-func (bashTool) Preview(in map[string]any) string {
-	command, _ := tools.StringArg(in, "command")
-	return "$ " + command
-}
-
 var bashDefinition = define(tools.Definition{
 	Name: "bash",
 	Description: "Execute a bash command in the document's directory. Returns stdout and stderr merged. " +
@@ -36,6 +28,14 @@ var bashDefinition = define(tools.Definition{
 )
 
 func (bashTool) Definition() tools.Definition { return bashDefinition() }
+
+// TimesItself: the input's timeout, or tools.bash.timeout (bashSeconds).
+func (bashTool) TimesItself() bool { return true }
+
+func (bashTool) Preview(in map[string]any) string {
+	command, _ := tools.StringArg(in, "command")
+	return "$ " + command
+}
 
 func (bashTool) Run(ctx context.Context, call tools.Call, env tools.Env) tools.Result {
 	command, _ := tools.StringArg(call.Input, "command")

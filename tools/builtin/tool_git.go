@@ -139,7 +139,7 @@ func findRepo(ctx context.Context, env tools.Env, shown string) (gitRepo, error)
 }
 
 // runGit runs git with argv in dir, with every configuration that starts a
-// program neutralised (git_safety.go), without the user's pager, prompts,
+// program neutralised (tool_git_safety.go), without the user's pager, prompts,
 // GIT_* variables or provider keys; the error carries git's own message.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 	return runGitWith(ctx, dir, nil, args...)
