@@ -43,7 +43,7 @@ build:
 
 # Benchmarks quoted in docs/performance.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./chatdoc/ ./approval/ ./tools/ ./server/... ./e2e/
+	$(GO) test -run '^$$' -bench . -benchmem ./chatdoc/ ./approval/ ./tools/ ./tools/builtin/ ./internal/procsup/ ./server/... ./e2e/
 
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target per run).
 FUZZTIME ?= 60s

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 )
 
 func TestNewEngineErrors(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/internal/procgroup"
+	"github.com/chatls/chatls/internal/procsup"
 )
 
 const defaultResolverTimeout = 2 * time.Second
@@ -103,11 +103,11 @@ func (x *externalResolver) ask(ctx context.Context, call Call, cwd string) (d De
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Under a supervisor like every process chatls starts: a timeout, or
 	// chatls dying, ends the resolver and everything it started.
-	procgroup.Prepare(cmd)
-	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
+	procsup.Prepare(cmd)
+	cmd.Cancel = func() error { procsup.Kill(cmd); return nil }
 	cmd.WaitDelay = 200 * time.Millisecond
 	runErr := cmd.Run()
-	procgroup.Kill(cmd) // releases the supervisor's lifeline
+	procsup.Kill(cmd) // releases the supervisor's lifeline
 	if ctx.Err() == context.DeadlineExceeded {
 		return Pass, "", fmt.Errorf("timed out after %s", x.timeout)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/lspclient"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 )
 
 // buildProgram builds a test program of this module (a plugin, an MCP

@@ -12,6 +12,7 @@ import (
 	"github.com/chatls/chatls/frontmatter"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/lsp"
 )
 
@@ -58,14 +59,14 @@ func (s *Session) toolDefinitions(ctx context.Context, ds *Doc) ([]provider.Tool
 	if s.toolSet.Loading() {
 		s.showMessage(MessageWarning, fmt.Sprintf("chatls: some tool sources did not load within %d s (tools.defaultTimeout); sent without their tools", eff.DefaultTimeout))
 	}
-	inRepo := ds.path != "" && tools.InGitRepository(filepath.Dir(ds.path))
+	inRepo := ds.path != "" && builtin.InGitRepository(filepath.Dir(ds.path))
 	lspReady := s.tools.LSP.Available()
 	var offered []tools.Definition
 	for _, d := range descs {
 		if len(eff.Enabled) > 0 && !slices.Contains(eff.Enabled, d.Name) {
 			continue
 		}
-		if tools.GitTool(d.Name) && d.Source == "builtin" && !inRepo {
+		if builtin.GitTool(d.Name) && d.Source == "builtin" && !inRepo {
 			continue // offered where they can work: inside a git repository
 		}
 		if lsp.IsTool(d.Name) && d.Source == "builtin" && !lspReady {

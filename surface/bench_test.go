@@ -10,6 +10,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/chatdoc/chatgen"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 )
 
 // The 10 MB generated document of docs/performance.md, built once.
@@ -175,7 +176,7 @@ func bench10MBBadCalls(b *testing.B) *chatdoc.Document {
 // findings at the end).
 func BenchmarkToolDiagnosticsKeystroke10MB(b *testing.B) {
 	doc := bench10MBBadCalls(b)
-	reg := tools.OnTarget{Registry: tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))}
+	reg := tools.OnTarget{Registry: tools.NewRegistry(builtin.Tools(builtin.Options{}))}
 	var cache ToolDiagnosticsCache
 	if n := len(cache.Diagnostics(doc, reg, reg.Stamp())); n < 2 {
 		b.Fatalf("%d tool diagnostics, want some", n)
@@ -192,7 +193,7 @@ func BenchmarkToolDiagnosticsKeystroke10MB(b *testing.B) {
 // diagnostics of a new snapshot (what code actions ask for).
 func BenchmarkQuickFixesKeystroke10MB(b *testing.B) {
 	doc := bench10MBBadCalls(b)
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	reg := tools.NewRegistry(builtin.Tools(builtin.Options{}))
 	// The edits are after the findings, so their spans stay valid; computed
 	// once, since tool diagnostics would read the text outside the timer.
 	diags := append(append([]chatdoc.Diagnostic{}, doc.Diagnostics()...), toolDiagnostics(doc, reg)...)
@@ -298,7 +299,7 @@ func BenchmarkFileRefDiagnosticsCold10MB(b *testing.B) {
 // `chatls check` and a didOpen compute them (built-in registry).
 func BenchmarkToolDiagnosticsDense10MB(b *testing.B) {
 	doc := chatdoc.ParseOnce(chatgen.GenerateDense(10<<20, 1))
-	reg := tools.OnTarget{Registry: tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))}
+	reg := tools.OnTarget{Registry: tools.NewRegistry(builtin.Tools(builtin.Options{}))}
 	uses := doc.ToolUses()
 	if d := useDiagnostics(nil, doc, uses, reg); len(d) != 0 || len(uses) < 15000 {
 		b.Fatalf("%d calls, %d diagnostics; want ~16,000 valid calls", len(uses), len(d))

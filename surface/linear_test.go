@@ -9,6 +9,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/internal/cputime"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 )
 
 // Adversarial documents of size n (a hostile model or client): each
@@ -63,7 +64,7 @@ func TestAnswersAreLinearOnAdversarialInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures CPU time")
 	}
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	reg := tools.NewRegistry(builtin.Tools(builtin.Options{}))
 	sizes := map[string]int{"deep nesting": 20000, "many keys": 4000, "huge string": 20000, "many messages": 25000}
 	for input, gen := range adversarial {
 		small, large := chatdoc.Parse(gen(sizes[input])), chatdoc.Parse(gen(4*sizes[input]))

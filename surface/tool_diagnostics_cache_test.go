@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 )
 
 // findingsDocument is a conversation of n turns whose tool uses have
@@ -48,7 +49,7 @@ func (c *countingInfo) ValidateText(name, text string, decode func(string) map[s
 // an edit near the top validates the uses of the parts it touched, not the
 // document's.
 func TestToolDiagnosticsCacheEqualsFreshWalk(t *testing.T) {
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	reg := tools.NewRegistry(builtin.Tools(builtin.Options{}))
 	info := &countingInfo{OnTarget: tools.OnTarget{Registry: reg}}
 	doc := chatdoc.Parse(findingsDocument(3000))
 	var cache ToolDiagnosticsCache

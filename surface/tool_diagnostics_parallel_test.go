@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 )
 
 // The parallel check (chatls check) finds exactly what the sequential one
@@ -28,8 +29,8 @@ func TestToolDiagnosticsParallelEqualsSequential(t *testing.T) {
 		fmt.Fprintf(&b, "**Tool Use:** `%s` (`t%d`)\n\n```json\n%s\n```\n\n", name, i, input)
 	}
 	doc := chatdoc.Parse(b.String())
-	want := toolDiagnostics(doc, tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
-	got := ToolDiagnosticsParallel(doc, tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{})))
+	want := toolDiagnostics(doc, tools.NewRegistry(builtin.Tools(builtin.Options{})))
+	got := ToolDiagnosticsParallel(doc, tools.NewRegistry(builtin.Tools(builtin.Options{})))
 	if len(want) < 3*usesPerWorker/97*3 {
 		t.Fatalf("the document should hold many findings, got %d", len(want))
 	}

@@ -8,12 +8,15 @@ import (
 // Inputs arrive as decoded JSON (float64 or json.Number for numbers) and have
 // passed schema validation; these helpers still never panic on odd values.
 
-func stringArg(in map[string]any, key string) (string, bool) {
+// StringArg is in[key] when it is a string.
+func StringArg(in map[string]any, key string) (string, bool) {
 	s, ok := in[key].(string)
 	return s, ok
 }
 
-func numberArg(in map[string]any, key string) (float64, bool) {
+// NumberArg is in[key] when it is a finite number, in any of the forms a
+// decoder gives.
+func NumberArg(in map[string]any, key string) (float64, bool) {
 	switch v := in[key].(type) {
 	case float64:
 		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
@@ -30,9 +33,9 @@ func numberArg(in map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
-// intArg returns an integer argument clamped to the int range.
-func intArg(in map[string]any, key string) (int, bool) {
-	f, ok := numberArg(in, key)
+// IntArg returns an integer argument clamped to the int range.
+func IntArg(in map[string]any, key string) (int, bool) {
+	f, ok := NumberArg(in, key)
 	if !ok {
 		return 0, false
 	}

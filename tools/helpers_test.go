@@ -1,10 +1,13 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/tooltest"
 )
 
 // testEnv is a document directory and a temp dir of the test's own.
@@ -14,21 +17,31 @@ func testEnv(t testing.TB) Env {
 	return Env{Dir: dir, WorkspaceRoot: dir, Writable: []string{dir}, TempDir: t.TempDir(), DefaultTimeout: 30, BashTimeout: 30}
 }
 
-// run executes one call of a built-in through a Runner, as the server does.
-func run(t testing.TB, env Env, name string, input map[string]any) Result {
+// builtins are stand-ins for the built-ins with their real definitions,
+// from the copy tools/builtin's TestDefinitionsGolden keeps; they run
+// nothing (tools/builtin tests the tools themselves).
+func builtins(t testing.TB) []Tool {
 	t.Helper()
-	r := NewRunner(NewRegistry(Builtins(BuiltinOptions{})))
-	return r.Run(context.Background(), Call{ID: "t_" + name, Name: name, Input: input}, env)
-}
-
-// decode turns a JSON literal into a tool input, as the document parser does.
-func decode(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("bad test input %s: %v", s, err)
+	data, err := os.ReadFile(filepath.Join("builtin", "testdata", "definitions.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m
+	var defs []struct {
+		Name, Description, Source, Schema string
+		Annotations                       map[string]any
+		PaneOnly                          bool
+	}
+	if err := json.Unmarshal(data, &defs); err != nil {
+		t.Fatal(err)
+	}
+	var out []Tool
+	for _, d := range defs {
+		if !d.PaneOnly {
+			out = append(out, fakeTool{def: Definition{Name: d.Name, Description: d.Description, Source: d.Source,
+				Annotations: d.Annotations, Schema: json.RawMessage(d.Schema)}})
+		}
+	}
+	return out
 }
 
 func wantText(t *testing.T, res Result, want string) {
@@ -45,4 +58,10 @@ func wantContains(t *testing.T, res Result, parts ...string) {
 			t.Errorf("text %q\ndoes not contain %q", res.Text, p)
 		}
 	}
+}
+
+// requireSandbox skips or fails t where bubblewrap cannot start.
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	tooltest.RequireSandbox(t, SandboxAvailable(""))
 }

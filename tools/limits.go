@@ -1,8 +1,9 @@
 package tools
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/chatls/chatls/internal/clip"
 )
 
 // Limits bound the text a result puts into the document (SPEC §5 "Output limits").
@@ -17,8 +18,8 @@ type Limits struct {
 // DefaultLimits are Flemma's and pi's: 2000 lines or 50 KB, whichever comes first.
 var DefaultLimits = Limits{MaxLines: 2000, MaxBytes: 50 * 1024, MaxSavedBytes: 64 << 20}
 
-// orDefault fills zero fields from DefaultLimits.
-func (l Limits) orDefault() Limits {
+// OrDefault fills zero fields from DefaultLimits.
+func (l Limits) OrDefault() Limits {
 	if l.MaxLines <= 0 {
 		l.MaxLines = DefaultLimits.MaxLines
 	}
@@ -56,7 +57,7 @@ func headLines(s string, maxLines, maxBytes int) (string, int) {
 		}
 		if next > maxBytes {
 			if lines == 0 {
-				return cutRunes(s, maxBytes), 1
+				return clip.Head(s, maxBytes), 1
 			}
 			break
 		}
@@ -89,31 +90,4 @@ func tailLines(s string, maxLines, maxBytes int) (string, int) {
 		}
 	}
 	return s[start:], lines
-}
-
-// cutRunes cuts s to at most n bytes without splitting a UTF-8 sequence.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// formatSize renders a byte count as users read it: 512 B, 2.3 KB, 4.0 MB.
-func formatSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1024*1024*1024:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
-	default:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
-	}
 }

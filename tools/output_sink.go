@@ -7,14 +7,16 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/chatls/chatls/internal/clip"
 )
 
-// outputSink collects a command's output with bounded memory: the first
+// OutputSink collects a command's output with bounded memory: the first
 // MaxBytes stay in memory until the limits are exceeded, then everything
 // streams to a full-output file under the temp dir while a ring buffer keeps
 // the tail that goes into the document. Memory use is O(MaxBytes) whatever the
 // command prints.
-type outputSink struct {
+type OutputSink struct {
 	mu     sync.Mutex
 	limits Limits
 	dir    string
@@ -33,9 +35,9 @@ type outputSink struct {
 	fileError error
 }
 
-func newOutputSink(limits Limits, dir, prefix string) *outputSink {
-	limits = limits.orDefault()
-	return &outputSink{
+func newOutputSink(limits Limits, dir, prefix string) *OutputSink {
+	limits = limits.OrDefault()
+	return &OutputSink{
 		limits: limits,
 		dir:    dir,
 		prefix: prefix,
@@ -43,7 +45,7 @@ func newOutputSink(limits Limits, dir, prefix string) *outputSink {
 }
 
 // Write never fails: a broken full-output file only loses the file.
-func (s *outputSink) Write(p []byte) (int, error) {
+func (s *OutputSink) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -70,7 +72,7 @@ func (s *outputSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *outputSink) lineCountLocked() int64 {
+func (s *OutputSink) lineCountLocked() int64 {
 	if s.total == 0 {
 		return 0
 	}
@@ -80,11 +82,11 @@ func (s *outputSink) lineCountLocked() int64 {
 	return s.nl + 1
 }
 
-func (s *outputSink) overLimitLocked() bool {
+func (s *OutputSink) overLimitLocked() bool {
 	return s.total > int64(s.limits.MaxBytes) || s.lineCountLocked() > int64(s.limits.MaxLines)
 }
 
-func (s *outputSink) openFileLocked() {
+func (s *OutputSink) openFileLocked() {
 	if s.dir == "" {
 		s.dir = os.TempDir()
 	}
@@ -97,7 +99,7 @@ func (s *outputSink) openFileLocked() {
 	s.fileW = bufio.NewWriterSize(f, 64*1024)
 }
 
-func (s *outputSink) saveLocked(p []byte) {
+func (s *OutputSink) saveLocked(p []byte) {
 	if s.fileW == nil || s.savedCut {
 		return
 	}
@@ -112,10 +114,10 @@ func (s *outputSink) saveLocked(p []byte) {
 	}
 }
 
-// outputSinkFor is the sink a streaming tool writes the call's output to:
+// Sink is the sink a streaming tool writes the call's output to:
 // the runner's, so the output read so far is the runner's to keep should
 // the tool not return in time after a cancel; a fresh one outside a runner.
-func (env Env) outputSinkFor(id string) *outputSink {
+func (env Env) Sink(id string) *OutputSink {
 	if env.output != nil {
 		return env.output
 	}
@@ -125,7 +127,7 @@ func (env Env) outputSinkFor(id string) *outputSink {
 // partial is the output read so far, document-safe, for a tool that did
 // not return after its cancel: the tail when it has outgrown the limits.
 // The sink stays open (the tool may still write and finish it).
-func (s *outputSink) partial() string {
+func (s *OutputSink) partial() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	raw := s.head
@@ -133,11 +135,11 @@ func (s *outputSink) partial() string {
 		raw = s.ring.bytes()
 	}
 	kept, _ := tailLines(string(raw), s.limits.MaxLines, s.limits.MaxBytes)
-	return strings.TrimRight(documentText(kept), " \t\n")
+	return strings.TrimRight(DocumentText(kept), " \t\n")
 }
 
-// lastLine is the most recent non-empty output line, for progress reports.
-func (s *outputSink) lastLine() string {
+// LastLine is the most recent non-empty output line, for progress reports.
+func (s *OutputSink) LastLine() string {
 	s.mu.Lock()
 	tail := s.ring.bytes()
 	if s.ring.buf == nil {
@@ -148,23 +150,23 @@ func (s *outputSink) lastLine() string {
 	if i := bytes.LastIndexAny(tail, "\r\n"); i >= 0 {
 		tail = tail[i+1:]
 	}
-	return documentText(cutRunes(string(tail), 200))
+	return DocumentText(clip.Head(string(tail), 200))
 }
 
-// sinkResult is what a finished sink contributes to a Result.
-type sinkResult struct {
+// SinkResult is what a finished sink contributes to a Result.
+type SinkResult struct {
 	Text      string // document-safe, trailing whitespace trimmed
 	Truncated bool
 	FullPath  string
 }
 
-// finish closes the full-output file and renders the kept tail with the
+// Finish closes the full-output file and renders the kept tail with the
 // `[Showing lines A-B of N. Full output: PATH]` note when it was cut.
-func (s *outputSink) finish() sinkResult {
+func (s *OutputSink) Finish() SinkResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.file == nil && s.fileError == nil {
-		return sinkResult{Text: strings.TrimRight(documentText(string(s.head)), " \t\n")}
+		return SinkResult{Text: strings.TrimRight(DocumentText(string(s.head)), " \t\n")}
 	}
 	path := ""
 	if s.file != nil {
@@ -183,15 +185,15 @@ func (s *outputSink) finish() sinkResult {
 		}
 	}
 	kept, shown := tailLines(string(raw), s.limits.MaxLines, s.limits.MaxBytes)
-	text := strings.TrimRight(documentText(kept), " \t\n")
+	text := strings.TrimRight(DocumentText(kept), " \t\n")
 	from := total - int64(shown) + 1
 	note := fmt.Sprintf("[Showing lines %d-%d of %d. Full output: %s]", from, total, total, path)
 	if path == "" {
 		note = fmt.Sprintf("[Showing lines %d-%d of %d. Full output could not be saved: %v]", from, total, total, s.fileError)
 	} else if s.savedCut {
-		note += fmt.Sprintf("\n[The saved file holds only the first %s of %s.]", formatSize(s.saved), formatSize(s.total))
+		note += fmt.Sprintf("\n[The saved file holds only the first %s of %s.]", FormatSize(s.saved), FormatSize(s.total))
 	}
-	return sinkResult{Text: text + "\n\n" + note, Truncated: true, FullPath: path}
+	return SinkResult{Text: text + "\n\n" + note, Truncated: true, FullPath: path}
 }
 
 // tailRing keeps the last len(buf) bytes written.

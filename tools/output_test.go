@@ -59,8 +59,8 @@ func TestDocumentText(t *testing.T) {
 		"emoji 🎉 ok":                    "emoji 🎉 ok",
 	}
 	for in, want := range tests {
-		if got := documentText(in); got != want {
-			t.Errorf("documentText(%q) = %q, want %q", in, got, want)
+		if got := DocumentText(in); got != want {
+			t.Errorf("DocumentText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -68,7 +68,7 @@ func TestDocumentText(t *testing.T) {
 func TestOutputSinkShortOutputStaysInMemory(t *testing.T) {
 	s := newOutputSink(Limits{}, t.TempDir(), "x")
 	s.Write([]byte("hello\nworld\n\n"))
-	got := s.finish()
+	got := s.Finish()
 	if got.Text != "hello\nworld" || got.Truncated || got.FullPath != "" {
 		t.Errorf("%+v", got)
 	}
@@ -79,13 +79,13 @@ func TestOutputSinkManyWritesCountLines(t *testing.T) {
 	for _, w := range strings.SplitAfter("1\n2\n3\n4\n5", "\n") {
 		s.Write([]byte(w))
 	}
-	got := s.finish()
+	got := s.Finish()
 	want := "3\n4\n5\n\n[Showing lines 3-5 of 5. Full output: " + got.FullPath + "]"
 	if got.Text != want {
 		t.Errorf("%q\nwant %q", got.Text, want)
 	}
-	if s.lastLine() != "5" {
-		t.Errorf("lastLine %q", s.lastLine())
+	if s.LastLine() != "5" {
+		t.Errorf("lastLine %q", s.LastLine())
 	}
 }
 
@@ -116,6 +116,6 @@ func BenchmarkDocumentText(b *testing.B) {
 	text := strings.Repeat("some line of text, fifty bytes long, more or less\n", 200)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		documentText(text)
+		DocumentText(text)
 	}
 }

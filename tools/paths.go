@@ -21,13 +21,13 @@ func toolPath(env Env, p string) (string, error) {
 	return fspath.Canonical(p, base, home)
 }
 
-// writeTarget resolves a path a tool writes. When writes are restricted
+// WriteTarget resolves a path a tool writes. When writes are restricted
 // (Env.RestrictWrites, or the sandbox on) a path outside every writable
 // directory is refused. It returns the canonical path and the directory
 // the write goes through (fspath.Open): the innermost writable directory
 // holding it, else "/" — so the file decided on is the file written, and a
 // symlink swapped in meanwhile cannot carry the write out of it.
-func writeTarget(env Env, shown string) (target, through string, err error) {
+func (env Env) WriteTarget(shown string) (target, through string, err error) {
 	target, err = toolPath(env, shown)
 	if err != nil {
 		return "", "", fmt.Errorf("Cannot resolve %s: %v", shown, err)
@@ -43,10 +43,10 @@ func writeTarget(env Env, shown string) (target, through string, err error) {
 		shown, target, strings.Join(dirs, ", "))
 }
 
-// openWrite opens the root a write goes through (see writeTarget) and
+// OpenWrite opens the root a write goes through (see WriteTarget) and
 // returns the target's name inside it.
-func openWrite(env Env, shown string) (*os.Root, string, error) {
-	target, through, err := writeTarget(env, shown)
+func (env Env) OpenWrite(shown string) (*os.Root, string, error) {
+	target, through, err := env.WriteTarget(shown)
 	if err != nil {
 		return nil, "", err
 	}
@@ -75,10 +75,10 @@ func writableDirs(env Env) []string {
 	return out
 }
 
-// readPath is toolPath for tools that only look (read, ls, find, grep, the
+// ReadPath is toolPath for tools that only look (read, ls, find, grep, the
 // bash directory): a path that cannot be resolved (a symlink loop) is
 // given as written, and opening it reports the loop.
-func readPath(env Env, p string) string {
+func (env Env) ReadPath(p string) string {
 	if c, err := toolPath(env, p); err == nil {
 		return c
 	}

@@ -4,17 +4,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatls/chatls/internal/procsup"
 )
 
-// tickProgress wraps report for a tool that runs under the Runner's timeout
+// progressInterval bounds how often Env.Progress is called (a process's
+// runtime ticks as often).
+const progressInterval = procsup.TickEvery
+
+// TickProgress wraps report for a tool that runs under the Runner's timeout
 // (every tool but bash, which streams its own): every progressInterval it
 // sends the elapsed time and the last output line the tool gave through the
 // returned function (grep: its latest match), so `$/progress` shows every
 // long call alive. The tool's own calls only record the line; stop ends the
 // ticking and returns once no report is in progress.
-func tickProgress(report func(Progress)) (tool func(Progress), stop func()) {
+func TickProgress(report func(Progress)) (tool func(Progress), stop func()) {
 	var last atomic.Pointer[string]
-	stop = reportProgress(report, func() string {
+	stop = ReportProgress(report, func() string {
 		if p := last.Load(); p != nil {
 			return *p
 		}
@@ -27,10 +33,10 @@ func tickProgress(report func(Progress)) (tool func(Progress), stop func()) {
 	return tool, stop
 }
 
-// reportProgress calls report every progressInterval with the elapsed
+// ReportProgress calls report every progressInterval with the elapsed
 // time and lastLine() until stop, which returns once no report is in
 // progress and may be called more than once. A nil report does nothing.
-func reportProgress(report func(Progress), lastLine func() string) (stop func()) {
+func ReportProgress(report func(Progress), lastLine func() string) (stop func()) {
 	if report == nil {
 		return func() {}
 	}

@@ -130,8 +130,8 @@ func (r *Registry) Replace(source string, tools []Tool) {
 	r.finishSource(source, tools, nil)
 }
 
-// SetBuiltins replaces the built-in tools, e.g. with Builtins(opts) after a
-// settings reload changed tools.web_fetch.allowHosts. Calls already running
+// SetBuiltins replaces the built-in tools, e.g. with builtin.Tools(opts)
+// after a settings reload changed tools.web_fetch.allowHosts. Calls already running
 // keep the tool they started with; the next Lookup returns the new one.
 // Listeners are notified only when a definition changed (name, description
 // or schema): options such as allowHosts change behaviour, not definitions,

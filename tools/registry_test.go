@@ -3,9 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,24 +27,6 @@ func (s *slowSource) Load(ctx context.Context) ([]Tool, error) {
 }
 
 func named(name string) Tool { return fakeTool{def: Definition{Name: name}} }
-
-func TestRegistryBuiltinsListedSorted(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
-	var names []string
-	for _, d := range reg.List() {
-		names = append(names, d.Name)
-	}
-	want := "bash calculator copy delete edit find git_branch git_commit git_diff git_log git_push git_status grep ls mkdir move read time web_fetch write"
-	if got := strings.Join(names, " "); got != want {
-		t.Errorf("List = %s, want %s", got, want)
-	}
-	if !reg.Ready() {
-		t.Error("a registry without sources is ready")
-	}
-	if _, ok := reg.Lookup("read"); !ok {
-		t.Error("read not found")
-	}
-}
 
 func TestRegistrySourceLifecycle(t *testing.T) {
 	reg := NewRegistry([]Tool{named("read")})
@@ -126,7 +105,7 @@ func TestRegistrySourceTimeoutAndFailure(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(t))
 	reg.Replace("mcp:slack", []Tool{named("slack:channels_list")})
 	for in, want := range map[string]string{
 		"reed": "read", "Read": "read", "grpe": "grep", "bsh": "bash", "wirte": "write",
@@ -136,36 +115,6 @@ func TestSuggest(t *testing.T) {
 		if got := reg.Suggest(in); got != want {
 			t.Errorf("Suggest(%.20q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// TestSetBuiltinsAppliesNewOptions: a settings reload that changes
-// tools.web_fetch.allowHosts reaches web_fetch through SetBuiltins, without
-// a change notification (definitions are the same).
-func TestSetBuiltinsAppliesNewOptions(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "internal page") }))
-	defer srv.Close()
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
-	notified := 0
-	reg.OnChange(func() { notified++ })
-	r := NewRunner(reg)
-	fetch := func() Result {
-		return r.Run(context.Background(), Call{ID: "w", Name: "web_fetch", Input: map[string]any{"url": srv.URL}}, testEnv(t))
-	}
-	if res := fetch(); !res.IsError || !strings.Contains(res.Text, "refusing to connect to 127.0.0.1") {
-		t.Fatalf("before: %q", res.Text)
-	}
-	reg.SetBuiltins(Builtins(BuiltinOptions{WebFetchAllowHosts: []string{"127.0.0.1"}}))
-	if res := fetch(); res.IsError || res.Text != "internal page" {
-		t.Errorf("after allowing 127.0.0.1: %q", res.Text)
-	}
-	if notified != 0 {
-		t.Errorf("listeners notified %d times for unchanged definitions", notified)
-	}
-	// A different set of built-ins is a change listeners hear about.
-	reg.SetBuiltins(Builtins(BuiltinOptions{})[:3])
-	if _, ok := reg.Lookup("web_fetch"); ok || notified != 1 {
-		t.Errorf("web_fetch still there=%v, notified %d", ok, notified)
 	}
 }
 

@@ -13,19 +13,19 @@ const (
 	DefaultRetryBase = 500 * time.Millisecond
 )
 
-// readOnlyBuiltins are the built-ins that only look: safe to run again.
-var readOnlyBuiltins = map[string]bool{"read": true, "grep": true, "find": true, "ls": true, "web_fetch": true,
-	"git_status": true, "git_diff": true, "git_log": true,
-	"diagnostics": true, "symbols": true, "hover": true, "definition": true, "references": true}
-
-// RetrySafe says whether a call may run again after a transient failure
-// (SPEC §5 "Retries"): a read-only built-in, a branch listing, or an MCP
-// tool its server annotates readOnlyHint or idempotentHint. Nothing that
-// can change state — bash, write, edit, the dangerous tools, plugins and
-// unannotated MCP tools — ever is.
-func RetrySafe(def Definition, input map[string]any) bool {
+// RetrySafe says whether a call of t may run again after a transient
+// failure (SPEC §5 "Retries"): a built-in that says so (RetrySafer: the
+// read-only ones, a branch listing), or an MCP tool its server annotates
+// readOnlyHint or idempotentHint. Nothing that can change state — bash,
+// write, edit, the dangerous tools, plugins and unannotated MCP tools —
+// ever is.
+func RetrySafe(t Tool, input map[string]any) bool {
+	if r, ok := t.(RetrySafer); ok {
+		return r.RetrySafe(input)
+	}
+	def := t.Definition()
 	if def.Source == "builtin" {
-		return readOnlyBuiltins[def.Name] || def.Name == "git_branch" && input["create"] != true
+		return false
 	}
 	return def.Annotations["readOnlyHint"] == true || def.Annotations["idempotentHint"] == true
 }
@@ -65,7 +65,7 @@ func (r *Runner) executeWithRetries(ctx context.Context, tool Tool, call Call, e
 		mu.Unlock()
 		res := r.execute(ctx, tool, call, env, attemptDone)
 		again := res.IsError && (res.Transient || res.TimedOut) && !res.Cancelled && retries < env.Retries &&
-			ctx.Err() == nil && RetrySafe(tool.Definition(), call.Input)
+			ctx.Err() == nil && RetrySafe(tool, call.Input)
 		if !again {
 			if retries > 0 {
 				res.Text += fmt.Sprintf("\n\n(after %d retries)", retries)

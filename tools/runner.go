@@ -26,10 +26,6 @@ var errToolTimeout = errors.New("tool timed out")
 // (a busy machine took over 3 s to reap a killed bash; its output was lost).
 var lateResultGrace = 10 * time.Second
 
-// timesItself is implemented by tools that apply their own timeout (bash:
-// the input's `timeout` or tools.bash.timeout) instead of Env.DefaultTimeout.
-type timesItself interface{ timesItself() bool }
-
 // Runner executes calls. It keeps no state of its own: the caller (the
 // executor) owns each call's slot, its cancel (ctx, with ErrCancelled as
 // the cause) and the at-most-once bookkeeping.
@@ -88,7 +84,7 @@ func (r *Runner) RunHolding(ctx context.Context, call Call, env Env, finished fu
 // finished runs when the tool has returned, however late.
 func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, finished func()) Result {
 	timeout := 0
-	if t, ok := tool.(timesItself); !ok || !t.timesItself() {
+	if t, ok := tool.(SelfTimed); !ok || !t.TimesItself() {
 		timeout = env.DefaultTimeout
 		if timeout <= 0 {
 			timeout = 30
@@ -98,7 +94,7 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 		defer cancel()
 		if env.Progress != nil {
 			var stop func()
-			env.Progress, stop = tickProgress(env.Progress)
+			env.Progress, stop = TickProgress(env.Progress)
 			defer stop()
 		}
 	}
@@ -155,11 +151,11 @@ func interrupted(ctx context.Context, res Result) Result {
 // limitResult applies the output limits to results the tool did not limit
 // itself (plugins, MCP, built-ins returning text): head kept, full text saved.
 func limitResult(res Result, call Call, env Env) Result {
-	res.Text = documentText(res.Text)
+	res.Text = DocumentText(res.Text)
 	if res.Truncated {
 		return res
 	}
-	limits := env.Limits.orDefault()
+	limits := env.Limits.OrDefault()
 	total := countLines(res.Text)
 	if len(res.Text) <= limits.MaxBytes && total <= limits.MaxLines {
 		return res

@@ -15,11 +15,11 @@ var roLine = regexp.MustCompile(`(?:'([^'\n]+)'|([^\s:'][^:'\n]*)): Read-only fi
 // namespace refused.
 var netLine = regexp.MustCompile(`Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|connect: Connection refused`)
 
-// appendSandboxNotes says, after the output of a sandboxed call, which of its
+// AppendSandboxNotes says, after the output of a sandboxed call, which of its
 // failures were the sandbox's (SPEC §5): `[sandbox: write to PATH refused]`
 // for each read-only path it tried to write (at most five), and one line
 // when a connection failed with the network off.
-func appendSandboxNotes(text string, network bool) string {
+func AppendSandboxNotes(text string, network bool) string {
 	var notes []string
 	seen := map[string]bool{}
 	for _, m := range roLine.FindAllStringSubmatch(text, -1) {

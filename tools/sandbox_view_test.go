@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,59 +9,6 @@ import (
 
 	"github.com/chatls/chatls/internal/testfs"
 )
-
-// Inside the sandbox, secrets are empty by name and by inode, the
-// environment is the allowlist (also bubblewrap's own, at /proc/1/environ),
-// .git stays read-only, and a refused write says so (SPEC §5).
-func TestSandboxMasksSecretsAndClearsTheEnvironment(t *testing.T) {
-	requireSandbox(t)
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GITHUB_TOKEN", "canary-env-token")
-	t.Setenv("CHATLS_TEST_KEEP", "kept-by-sandbox-env")
-	env := sandboxEnv(t)
-	env.Sandbox.Env = []string{"CHATLS_TEST_KEEP"}
-	ws := env.Dir
-	testfs.Write(t, filepath.Join(ws, ".env"), "canary-dotenv\n")
-	testfs.Write(t, filepath.Join(ws, "sub", "aws_credentials.json"), "canary-credentials\n")
-	testfs.Write(t, filepath.Join(home, ".ssh", "id_rsa"), "canary-ssh-key\n")
-	testfs.Write(t, filepath.Join(home, ".bashrc"), "canary-bashrc\n")
-	outside := filepath.Join(t.TempDir(), "secret.txt")
-	testfs.Write(t, outside, "canary-outside-linked\n")
-	if err := os.Link(outside, filepath.Join(ws, "innocent.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(filepath.Join(ws, ".env"), filepath.Join(ws, "notes.txt")); err != nil {
-		t.Fatal(err)
-	}
-	testfs.Write(t, filepath.Join(ws, "plain.txt"), "visible\n")
-	testfs.Write(t, filepath.Join(ws, "repo", ".git", "config"), "[core]\n")
-	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(ws, "key-link")); err != nil {
-		t.Fatal(err)
-	}
-
-	script := `umount .env 2>/dev/null; umount -l ~/.ssh 2>/dev/null; cat .env sub/aws_credentials.json ~/.ssh/id_rsa ~/.bashrc innocent.txt notes.txt key-link plain.txt 2>&1
-env; tr '\0' '\n' < /proc/1/environ; tr '\0' '\n' < /proc/self/environ
-echo hook > repo/.git/hooks-x; echo x >> innocent.txt; echo done`
-	res := run(t, env, "bash", map[string]any{"command": script})
-	for _, canary := range []string{"canary-dotenv", "canary-credentials", "canary-ssh-key", "canary-bashrc", "canary-outside-linked", "canary-env-token"} {
-		if strings.Contains(res.Text, canary) {
-			t.Errorf("%s reached the result:\n%s", canary, res.Text)
-		}
-	}
-	for _, want := range []string{"visible", "CHATLS_TEST_KEEP=kept-by-sandbox-env", "PAGER=cat", "HOME=" + home, "done",
-		"[sandbox: write to repo/.git/hooks-x refused]"} {
-		if !strings.Contains(res.Text, want) {
-			t.Errorf("want %q in:\n%s", want, res.Text)
-		}
-	}
-	if b, _ := os.ReadFile(outside); string(b) != "canary-outside-linked\n" {
-		t.Errorf("the file outside changed through its hard link: %q", b)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "repo", ".git", "hooks-x")); err == nil {
-		t.Error("bash wrote into .git")
-	}
-}
 
 // The plan finds secrets by name and by inode, and re-scans a directory
 // that changed.
@@ -104,45 +49,11 @@ func TestSandboxNotes(t *testing.T) {
 		"curl: (6) Could not resolve host: example.com":                                            "[sandbox: the network is off for this call]",
 		"bash: connect: Network is unreachable\nbash: /dev/tcp/1.2.3.4/80: Network is unreachable": "[sandbox: the network is off for this call]",
 	} {
-		if got := appendSandboxNotes(in, false); !strings.HasSuffix(got, "\n\n"+want) {
+		if got := AppendSandboxNotes(in, false); !strings.HasSuffix(got, "\n\n"+want) {
 			t.Errorf("%q → %q, want the note %q", in, got, want)
 		}
 	}
-	if got := appendSandboxNotes("all fine", false); got != "all fine" {
+	if got := AppendSandboxNotes("all fine", false); got != "all fine" {
 		t.Errorf("a note without a cause: %q", got)
 	}
-}
-
-// A call the user approved with sandbox=off runs outside (its writes land,
-// the environment is chatls's) but without network unless network=on too;
-// network=on alone opens the network inside.
-func TestSandboxEscapes(t *testing.T) {
-	requireSandbox(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	t.Setenv("CHATLS_TEST_OUTSIDE", "host-env")
-	outside := filepath.Join(t.TempDir(), "written-outside")
-	probe := fmt.Sprintf(`echo "env:$CHATLS_TEST_OUTSIDE"; { echo x > %s; } 2>/dev/null && echo wrote; (exec 3<>/dev/tcp/127.0.0.1/%d && head -1 <&3) 2>/dev/null || echo no-network`, outside, port)
-	env := sandboxEnv(t)
-	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:\nno-network")
-	env.Sandbox.Network = true
-	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:\nhello")
-	env.Sandbox.Network, env.Sandbox.Outside = false, true
-	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:host-env\nwrote\nno-network")
-	env.Sandbox.Network = true
-	wantText(t, run(t, env, "bash", map[string]any{"command": probe}), "env:host-env\nwrote\nhello")
 }

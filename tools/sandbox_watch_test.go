@@ -58,15 +58,26 @@ func TestSandboxScanWatchSeesChanges(t *testing.T) {
 // not make the next call scan again: the cached scan stays in use.
 func TestSandboxScanStaysCachedAcrossCalls(t *testing.T) {
 	requireSandbox(t)
-	env := sandboxEnv(t)
+	env := testEnv(t)
+	env.Sandbox = SandboxConfig{Enabled: true}
 	testfs.Write(t, filepath.Join(env.Dir, "sub", "f.go"), "package x\n")
 	key := env.Dir + "\x00\x00"
-	run(t, env, "bash", map[string]any{"command": "true"})
+	run := func(command string) {
+		t.Helper()
+		cmd, err := SandboxCommand(env, env.Dir, "bash", "-c", command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", command, err, out)
+		}
+	}
+	run("true")
 	scanCache.Lock()
 	first := scanCache.trees[key]
 	scanCache.Unlock()
-	run(t, env, "bash", map[string]any{"command": "echo x > sub/out.txt; rm sub/out.txt; true"})
-	run(t, env, "bash", map[string]any{"command": "true"})
+	run("echo x > sub/out.txt; rm sub/out.txt; true")
+	run("true")
 	scanCache.Lock()
 	third := scanCache.trees[key]
 	scanCache.Unlock()
@@ -78,7 +89,7 @@ func TestSandboxScanStaysCachedAcrossCalls(t *testing.T) {
 	}
 	// The second call changed sub/, so the third scanned again; a fourth
 	// after an unchanged third must not.
-	run(t, env, "bash", map[string]any{"command": "true"})
+	run("true")
 	scanCache.Lock()
 	fourth := scanCache.trees[key]
 	scanCache.Unlock()

@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// documentText turns raw tool output into text that can live in a .chat
+// DocumentText turns raw tool output into text that can live in a .chat
 // document: valid UTF-8 (invalid bytes become U+FFFD), terminal escape
 // sequences removed, CRLF and lone CR as LF, other control characters except
 // tab dropped. Output from `ls --color`, progress bars or `cat binary` then
 // stays readable and never breaks the document's encoding.
-func documentText(raw string) string {
+func DocumentText(raw string) string {
 	if isPlainText(raw) {
 		return raw
 	}

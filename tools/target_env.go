@@ -39,31 +39,17 @@ func (t *TargetEnv) Remote() bool {
 	return t != nil && (t.Problem != "" || t.Machine != nil && t.Machine.Kind() != "local")
 }
 
-// remoteRuns are the built-ins that reach a remote target, each through
-// the target's shell with the local tool's texts and limits.
-var remoteRuns = map[string]func(context.Context, Call, Env) Result{
-	"bash": bashOnTarget, "read": readOnTarget, "write": writeOnTarget, "edit": editOnTarget,
-	"ls": lsOnTarget, "find": findOnTarget, "grep": grepOnTarget,
-}
-
-// filelessBuiltins touch no files: on any target they run here. Every
-// other built-in (mkdir, copy, move, delete, the git and LSP tools) would
-// act on this machine's files, so a remote target neither offers nor runs it.
-var filelessBuiltins = map[string]bool{"calculator": true, "time": true, "web_fetch": true}
-
-// TmuxTools appear only where the target has tmux.
-var TmuxTools = map[string]bool{"capture_pane": true, "send_keys": true}
-
 // OffersOnTarget says whether a tool is offered on t (builtin: it is one
 // of chatls's own; plugins and MCP tools run here wherever the target is).
 func OffersOnTarget(t *TargetEnv, name string, builtin bool) bool {
-	if TmuxTools[name] {
+	tool := builtinNamed(name)
+	if isPaneOnly(tool) {
 		return t != nil && t.Tmux != nil
 	}
 	if !builtin || !t.Remote() {
 		return true
 	}
-	return remoteRuns[name] != nil || filelessBuiltins[name]
+	return isRemoteRunner(tool) || isFileless(tool)
 }
 
 // runOnTarget runs the call where env.Target says; ok false means the
@@ -76,20 +62,20 @@ func runOnTarget(ctx context.Context, tool Tool, call Call, env Env) (Result, bo
 	if t.Problem != "" {
 		return errorResult("%s", capitalize(t.Problem)), true
 	}
-	if call.Name == "bash" && t.Tmux != nil {
-		return t.ranOn(t.guardLoop(call, func() Result { return bashInTmux(ctx, call, env) })), true
+	if p, ok := tool.(PaneRunner); ok && t.Tmux != nil {
+		return t.ranOn(t.guardLoop(call, func() Result { return p.RunInPane(ctx, call, env) })), true
 	}
-	if TmuxTools[call.Name] {
+	if isPaneOnly(tool) {
 		if t.Tmux == nil {
-			return errorResult("%s needs a target with tmux = true (this document's target %s has none)", call.Name, targetLabel(t.Name)), true
+			return errorResult("%s needs a target with tmux = true (this document's target %s has none)", call.Name, t.Label()), true
 		}
 		return t.ranOn(t.guardLoop(call, func() Result { return tool.Run(ctx, call, env) })), true
 	}
 	if !t.Remote() {
 		return Result{}, false
 	}
-	if run := remoteRuns[call.Name]; run != nil {
-		return t.ranOn(run(ctx, call, env)), true
+	if r, ok := tool.(RemoteRunner); ok {
+		return t.ranOn(r.RunRemote(ctx, call, env)), true
 	}
 	if tool.Definition().Source == "builtin" && !OffersOnTarget(t, call.Name, true) {
 		return errorResult("%s does not run on target %s: it would act on this machine's files. On a target use bash, read, write, edit, ls, find and grep.", call.Name, t.Name), true
@@ -108,12 +94,12 @@ func (t *TargetEnv) ranOn(r Result) Result {
 	return r
 }
 
-// targetLabel names a target in texts; the local target has no name.
-func targetLabel(name string) string {
-	if name == "" {
+// Label names the target in texts; the local target has no name.
+func (t *TargetEnv) Label() string {
+	if t.Name == "" {
 		return "local"
 	}
-	return name
+	return t.Name
 }
 
 // lastFailure is the last failing call on a tmux target: the same call
@@ -126,8 +112,8 @@ type lastFailure struct {
 	valid bool
 }
 
-// loopNote ends a repeated failure's result.
-const loopNote = "[This call is identical to the previous one, which failed; it was not run again. Change the command or its input to try again.]"
+// LoopNote ends a repeated failure's result.
+const LoopNote = "[This call is identical to the previous one, which failed; it was not run again. Change the command or its input to try again.]"
 
 func (t *TargetEnv) guardLoop(call Call, run func() Result) Result {
 	if t.failures == nil {
@@ -139,7 +125,7 @@ func (t *TargetEnv) guardLoop(call Call, run func() Result) Result {
 	if t.failures.valid && t.failures.key == key {
 		text := t.failures.text
 		t.failures.mu.Unlock()
-		return Result{Text: appendParagraph(text, loopNote), IsError: true}
+		return Result{Text: appendParagraph(text, LoopNote), IsError: true}
 	}
 	t.failures.mu.Unlock()
 	res := run()
@@ -155,26 +141,13 @@ func NewTargetEnv(name string, m target.Machine, root string, tm *target.Tmux) *
 	return &TargetEnv{Name: name, Machine: m, Root: root, Tmux: tm, failures: &lastFailure{}}
 }
 
-// remotePath is p as the target resolves it, for texts: relative to the
+// RemotePath is p as the target resolves it, for texts: relative to the
 // root.
-func remotePath(t *TargetEnv, p string) string {
+func (t *TargetEnv) RemotePath(p string) string {
 	if p == "" || path.IsAbs(p) || t.Root == "" || p[0] == '~' {
 		return p
 	}
 	return path.Join(t.Root, p)
-}
-
-// linkError is the result of a call whose target could not be reached
-// or whose connection dropped (the call is not repeated).
-func linkError(err error) Result {
-	return errorResult("%s", capitalize(err.Error()))
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-32) + s[1:]
 }
 
 // Close ends what the target holds open (an SSH master connection).

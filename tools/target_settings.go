@@ -53,10 +53,8 @@ func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 		if !OffersOnTarget(t, d.Name, builtin) {
 			continue
 		}
-		if d.Name == "bash" && builtin && t != nil && t.Tmux != nil {
-			d.Schema = bashWaitDefinition().Schema
-			d.Description = strings.Replace(d.Description, "in the document's directory",
-				"in the shell of tmux session "+t.Tmux.SessionName()+" (its directory and variables persist between calls)", 1)
+		if p, ok := builtinNamed(d.Name).(PaneRunner); ok && builtin && t != nil && t.Tmux != nil {
+			d = p.PaneDefinition(d, t.Tmux.SessionName())
 		}
 		if builtin && t.Remote() && RunsOn(t, d.Name, true) != "" {
 			d = t.describeDirectory(d)
@@ -64,7 +62,9 @@ func OfferedOnTarget(t *TargetEnv, defs []Definition) []Definition {
 		out = append(out, d)
 	}
 	if t != nil && t.Tmux != nil {
-		out = append(out, TmuxDefinitions()...)
+		for _, p := range paneOnlyBuiltins() {
+			out = append(out, p.Definition())
+		}
 	}
 	return out
 }
@@ -87,16 +87,21 @@ func (t *TargetEnv) describeDirectory(d Definition) Definition {
 // here): a built-in that reaches the target, or bash and the tmux tools
 // on a target with tmux (the local one included).
 func RunsOn(t *TargetEnv, name string, builtin bool) string {
-	switch {
-	case t == nil || !builtin:
+	if t == nil || !builtin {
 		return ""
-	case t.Tmux != nil && (name == "bash" || TmuxTools[name]):
-		return targetLabel(t.Name)
-	case t.Remote() && remoteRuns[name] != nil:
+	}
+	tool := builtinNamed(name)
+	switch {
+	case t.Tmux != nil && inPane(tool):
+		return t.Label()
+	case t.Remote() && isRemoteRunner(tool):
 		return t.Name
 	}
 	return ""
 }
+
+// inPane says whether a built-in runs in the pane of a target with tmux.
+func inPane(t Tool) bool { return isPaneRunner(t) || isPaneOnly(t) }
 
 // RunsWhere says where a call of tool d on target t runs, for `chatls
 // tools --target`: "NAME" or "NAME (tmux)" on the target, "here" on this
@@ -106,7 +111,7 @@ func RunsWhere(t *TargetEnv, d Definition) string {
 	switch {
 	case on == "":
 		return "here"
-	case t.Tmux != nil && (d.Name == "bash" || TmuxTools[d.Name]):
+	case t.Tmux != nil && inPane(builtinNamed(d.Name)):
 		return on + " (tmux)"
 	}
 	return on

@@ -1,5 +1,7 @@
 package tools
 
+import "sync"
+
 // OnTarget is the registry as a document on target t sees it (SPEC §8):
 // the tmux tools where t has tmux, and bash's `wait` accepted there. The
 // runner, the cycle's validity check and the diagnostics all ask it, so
@@ -24,43 +26,52 @@ func (o OnTarget) tmux() bool { return o.Target != nil && o.Target.Tmux != nil }
 
 // registryOf is the registry that holds name for this target.
 func (o OnTarget) registryOf(name string) *Registry {
-	if o.tmux() && TmuxTools[name] {
+	if o.tmux() && isPaneOnly(builtinNamed(name)) {
 		if _, ok := o.Registry.Lookup(name); !ok {
-			return tmuxRegistry()
+			return paneRegistry()
 		}
 	}
 	return o.Registry // without tmux, no lookup: this runs for every call a document's diagnostics check
 }
 
+// paneRegistry holds the built-ins a target with tmux adds: they are not
+// in a registry's built-ins, as no other target offers them.
+var paneRegistry = sync.OnceValue(func() *Registry { return NewRegistry(paneOnlyBuiltins()) })
+
 func (o OnTarget) Lookup(name string) (Tool, bool) { return o.registryOf(name).Lookup(name) }
 
-// waitApplies says whether a call of name may carry bash's `wait`, which
-// only a tmux target accepts and checks itself.
-func (o OnTarget) waitApplies(name string) bool { return name == "bash" && o.tmux() }
+// paneRunner is the tool called name when it runs in this target's pane,
+// where it may take input the registry's schema has not (bash's `wait`).
+func (o OnTarget) paneRunner(name string) (PaneRunner, bool) {
+	if !o.tmux() {
+		return nil, false
+	}
+	p, ok := builtinNamed(name).(PaneRunner)
+	return p, ok
+}
 
-// waitInput splits bash's `wait` off the input on a tmux target: the
-// registry's bash has no such property. ok is false when there is none.
-func (o OnTarget) waitInput(name string, input map[string]any) (rest map[string]any, problem []ValidationError, ok bool) {
-	w, has := input["wait"]
-	if !has || !o.waitApplies(name) {
-		return input, nil, false
+// paneInput splits the pane's own input off for the pane runner called
+// name; ok is false when there is none.
+func (o OnTarget) paneInput(name string, input map[string]any) (rest map[string]any, problem []ValidationError, ok bool) {
+	if p, runs := o.paneRunner(name); runs {
+		return p.PaneInput(input)
 	}
-	if _, msg := waitArg(w); msg != "" {
-		problem = []ValidationError{{Path: []string{"wait"}, Message: "wait: " + msg}}
-	}
-	return withoutKey(input, "wait"), problem, true
+	return input, nil, false
 }
 
 // Validate is Registry.Validate with this target's tools.
 func (o OnTarget) Validate(name string, input map[string]any) []ValidationError {
-	rest, problem, _ := o.waitInput(name, input)
+	rest, problem, ok := o.paneInput(name, input)
+	if !ok {
+		rest = input
+	}
 	return append(o.registryOf(name).Validate(name, rest), problem...)
 }
 
 // ValidateText is Registry.ValidateText with this target's tools.
 func (o OnTarget) ValidateText(name, text string, decode func(string) map[string]any) []ValidationError {
-	if o.waitApplies(name) { // only then does the input need a look first
-		if rest, problem, ok := o.waitInput(name, decode(text)); ok {
+	if _, runs := o.paneRunner(name); runs { // only then does the input need a look first
+		if rest, problem, ok := o.paneInput(name, decode(text)); ok {
 			return append(o.registryOf(name).Validate(name, rest), problem...)
 		}
 	}

@@ -1,6 +1,8 @@
-// Package tools runs what users approved (SPEC §5): the registry of tool
-// definitions, the built-ins, the runner with limits and sandbox, previews,
-// plugins and MCP. It imports no LSP types.
+// Package tools is the tool contract and the runtime every tool shares
+// (SPEC §5): the Tool interface and the optional behaviours a tool may add,
+// the registry, the runner with limits, sandbox and output files, previews
+// and targets. The built-ins are tools/builtin; plugins and MCP servers are
+// tool sources (tools/plugin, tools/mcp). It imports no LSP types.
 package tools
 
 import (
@@ -73,8 +75,8 @@ type Env struct {
 
 	// output is the call's output, owned by the runner's attempt (set by
 	// execute): what a tool streamed into it survives a tool that does not
-	// return after its cancel (outputSinkFor).
-	output *outputSink
+	// return after its cancel (Sink).
+	output *OutputSink
 }
 
 // SandboxConfig is the `sandbox.*` settings, and this call's exceptions.
@@ -131,6 +133,61 @@ type Tool interface {
 	// and never panic on any input.
 	Run(ctx context.Context, call Call, env Env) Result
 }
+
+// A tool may say more about itself by implementing the interfaces below;
+// the runner, the previews and the targets ask the tool, never its name.
+
+// Previewer gives a call's preview detail, shown after "name: " in inlay
+// hints and code action titles (SPEC §3): a built-in's own format.
+type Previewer interface {
+	Preview(input map[string]any) string
+}
+
+// Effecter can say, before the call runs, what it would change — for the
+// hover of a call waiting for approval (SPEC §5: previews that let a user
+// decide without opening a terminal). It must not change anything.
+type Effecter interface {
+	Effect(ctx context.Context, call Call, env Env) string
+}
+
+// RetrySafer says whether a call that failed transiently may run again
+// (SPEC §5 "Retries"). A built-in without it is never retried; other
+// tools are when their MCP annotations say they only read.
+type RetrySafer interface {
+	RetrySafe(input map[string]any) bool
+}
+
+// SelfTimed is a tool that applies its own timeout (bash: the input's or
+// tools.bash.timeout) instead of Env.DefaultTimeout.
+type SelfTimed interface {
+	TimesItself() bool
+}
+
+// Where a built-in runs on a target (SPEC §8). A built-in with none of
+// these acts on this machine's files, so a remote target neither offers
+// nor runs it; plugins and MCP tools run here wherever the target is.
+
+// RemoteRunner is a built-in that reaches a remote target, through the
+// target's shell, with the texts and limits it has here.
+type RemoteRunner interface {
+	RunRemote(ctx context.Context, call Call, env Env) Result
+}
+
+// PaneRunner is a built-in that runs in the pane of a target with tmux.
+type PaneRunner interface {
+	RunInPane(ctx context.Context, call Call, env Env) Result
+	// PaneDefinition is d as a document in tmux session offers it.
+	PaneDefinition(d Definition, session string) Definition
+	// PaneInput splits off input what only the pane accepts, and checks
+	// it; ok is false when input holds none of it.
+	PaneInput(input map[string]any) (rest map[string]any, problems []ValidationError, ok bool)
+}
+
+// Fileless is a built-in that touches no files: on any target it runs here.
+type Fileless interface{ Fileless() }
+
+// PaneOnly is a built-in offered only where the target has tmux.
+type PaneOnly interface{ PaneOnly() }
 
 // AsCancelled is r as the result of a call the user cancelled: what the
 // tool printed before the cancel stays when the tool kept it (bash does,

@@ -13,7 +13,7 @@ import (
 // ValidateText answers as Validate does, for the same text again (a hit),
 // across a generation rollover, and after the tool's schema changed.
 func TestValidateTextAgreesWithValidate(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(t))
 	inputs := []struct{ tool, text string }{
 		{"edit", `{"path":"main.go","oldText":42}`},
 		{"bash", `{"command":"wc -l main.go"}`},
@@ -70,7 +70,7 @@ func TestValidateTextAgreesWithValidate(t *testing.T) {
 // input, judged by the quick check from its text, and an invalid one,
 // whose verdict is remembered.
 func BenchmarkValidateText(b *testing.B) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(b))
 	for _, c := range []struct{ name, text string }{
 		{"quick", `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":null}`},
 		{"remembered", `{"command":"go test ./... 2>&1 | tail -n 40","label":"running the tests","timeout":-1}`},
@@ -95,7 +95,7 @@ func BenchmarkValidateText(b *testing.B) {
 // document they came from: kept, one would keep that whole text alive (and
 // point into a file `chatls check` has unmapped since).
 func TestRememberedVerdictsOwnTheirStrings(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(t))
 	doc := "@Assistant:\n**Tool Use:** `read` (`toolu_1`)\n```json\n" + `{"path":"a","ofset":3}` + "\n```\n"
 	name := doc[strings.Index(doc, "read") : strings.Index(doc, "read")+len("read")]
 	text := doc[strings.Index(doc, "{") : strings.LastIndex(doc, "}")+1]

@@ -14,7 +14,7 @@ import (
 func quickSchemas(t testing.TB) map[string]*compiledSchema {
 	t.Helper()
 	out := map[string]*compiledSchema{}
-	for _, tool := range Builtins(BuiltinOptions{}) {
+	for _, tool := range builtins(t) {
 		def := tool.Definition()
 		out[def.Name] = compileSchema(def.Name, def.Schema)
 	}
@@ -97,7 +97,7 @@ func checkQuickAgrees(t *testing.T, name string, cs *compiledSchema, text string
 // are left out where they may be; git_commit's files may not.
 func TestQuickSchemaAcceptsValidInputsOfEveryBuiltin(t *testing.T) {
 	schemas := quickSchemas(t)
-	for _, tool := range Builtins(BuiltinOptions{}) {
+	for _, tool := range builtins(t) {
 		name := tool.Definition().Name
 		cs := schemas[name]
 		if cs.quick == nil {
@@ -206,7 +206,7 @@ func FuzzQuickSoundSchemasCompile(f *testing.F) {
 	for _, seed := range schemaSeeds {
 		f.Add(seed)
 	}
-	for _, tool := range Builtins(BuiltinOptions{}) {
+	for _, tool := range builtins(f) {
 		f.Add(string(tool.Definition().Schema))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -231,7 +231,7 @@ func FuzzQuickSoundSchemasCompile(f *testing.F) {
 // validator until an input needs it. A broken schema that looks flat is
 // still reported for every input, even one the quick check would accept.
 func TestQuickSoundnessPostponesOnlyWhatCompiles(t *testing.T) {
-	for _, tool := range Builtins(BuiltinOptions{}) {
+	for _, tool := range builtins(t) {
 		def := tool.Definition()
 		cs := compileSchema(def.Name, def.Schema)
 		_, sound := compileQuick(cs.doc)

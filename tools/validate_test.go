@@ -6,11 +6,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chatls/chatls/internal/tooltest"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidateCorpusInputs(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(t))
 	tests := []struct {
 		tool, input string
 		want        []ValidationError
@@ -56,7 +57,7 @@ func TestValidateCorpusInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+tt.input, func(t *testing.T) {
-			got := reg.Validate(tt.tool, decode(t, tt.input))
+			got := reg.Validate(tt.tool, tooltest.Decode(t, tt.input))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Validate(%s, %s) (-want +got):\n%s", tt.tool, tt.input, diff)
 			}
@@ -65,7 +66,7 @@ func TestValidateCorpusInputs(t *testing.T) {
 }
 
 func TestBuiltinSchemasAreStrict(t *testing.T) {
-	for _, tool := range Builtins(BuiltinOptions{}) {
+	for _, tool := range builtins(t) {
 		def := tool.Definition()
 		var s struct {
 			Type                 string                    `json:"type"`
@@ -120,7 +121,7 @@ func TestValidateBrokenSchemaBlocksTheCall(t *testing.T) {
 }
 
 func BenchmarkValidate(b *testing.B) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(b))
 	in := map[string]any{"path": "main.go", "oldText": "a", "newText": "b", "label": "x"}
 	for b.Loop() {
 		if errs := reg.Validate("edit", in); errs != nil {
@@ -133,7 +134,7 @@ func BenchmarkValidate(b *testing.B) {
 // core, while a source replaces its tools: each answer is one schema's or
 // the other's, never a torn state (run with -race).
 func TestValidateWhileASourceReplacesItsTools(t *testing.T) {
-	reg := NewRegistry(Builtins(BuiltinOptions{}))
+	reg := NewRegistry(builtins(t))
 	strict := []Tool{fakeTool{def: Definition{Name: "x", Schema: json.RawMessage(`{"type":"object","required":["a"]}`)}}}
 	loose := []Tool{fakeTool{def: Definition{Name: "x", Schema: json.RawMessage(`{"type":"object"}`)}}}
 	reg.Replace("plugin:x", strict)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatls/chatls/approval"
-	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/lsp"
 )
 
@@ -95,7 +95,7 @@ func builtinTool(name string) bool {
 	if lsp.IsTool(name) {
 		return true
 	}
-	for _, t := range tools.Builtins(tools.BuiltinOptions{}) {
+	for _, t := range builtin.Tools(builtin.Options{}) {
 		if t.Definition().Name == name {
 			return true
 		}

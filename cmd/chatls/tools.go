@@ -18,6 +18,7 @@ import (
 
 	"github.com/chatls/chatls/internal/clip"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"
 	"github.com/chatls/chatls/tools/plugin"
@@ -84,7 +85,7 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	reg := tools.NewRegistry(lsp.WithBuiltins(tools.BuiltinOptions{}, lsp.NewPool()))
+	reg := tools.NewRegistry(lsp.WithBuiltins(builtin.Options{}, lsp.NewPool()))
 	set := startToolSources(reg, cfg)
 	defer set.Close()
 	if err := reg.WaitReady(ctx); err != nil {

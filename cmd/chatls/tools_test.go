@@ -14,8 +14,8 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
-	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/internal/procsup/proctest"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"
 )
@@ -122,7 +122,7 @@ func TestRunToolsListsBuiltins(t *testing.T) {
 }
 
 // builtinCount is how many built-in tools chatls has.
-func builtinCount() int { return len(lsp.WithBuiltins(tools.BuiltinOptions{}, lsp.NewPool())) }
+func builtinCount() int { return len(lsp.WithBuiltins(builtin.Options{}, lsp.NewPool())) }
 
 func TestRunToolsJSONHasSchemas(t *testing.T) {
 	t.Chdir(t.TempDir())

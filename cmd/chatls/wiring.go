@@ -20,6 +20,7 @@ import (
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/surface"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/custom"
 	"github.com/chatls/chatls/tools/lsp"
 	"github.com/chatls/chatls/tools/plugin"
@@ -60,7 +61,7 @@ var checkTools = sync.OnceValue(func() *checkToolSet {
 })
 
 func newCheckToolSet(cfg custom.Config, stderr io.Writer) *checkToolSet {
-	return &checkToolSet{cfg: cfg, stderr: stderr, reg: tools.NewRegistry(lsp.WithBuiltins(tools.BuiltinOptions{}, lsp.NewPool())),
+	return &checkToolSet{cfg: cfg, stderr: stderr, reg: tools.NewRegistry(lsp.WithBuiltins(builtin.Options{}, lsp.NewPool())),
 		tried: map[string]bool{}, failed: map[string]error{}}
 }
 

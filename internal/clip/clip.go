@@ -38,6 +38,18 @@ func Bytes(s string, n int) string {
 	return s[:cut] + Ellipsis
 }
 
+// Head cuts s to at most n bytes at a character boundary, with no mark.
+func Head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
 // Spaces collapses every run of white space, line breaks included, into
 // one space and trims the ends.
 func Spaces(s string) string { return strings.Join(strings.Fields(s), " ") }

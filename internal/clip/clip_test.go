@@ -43,6 +43,24 @@ func TestBytesNeverSplitsACharacter(t *testing.T) {
 	}
 }
 
+func TestHeadNeverSplitsACharacter(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"aé", 2, "a"},
+		{"🙂x", 3, ""},
+		{"x", -1, ""},
+	} {
+		if got := Head(c.s, c.n); got != c.want {
+			t.Errorf("Head(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
 func TestSpaces(t *testing.T) {
 	if got := Spaces("  a\n\tb  c\r\n"); got != "a b c" {
 		t.Errorf("got %q", got)

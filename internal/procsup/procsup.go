@@ -1,6 +1,11 @@
-// Package procsup is the supervisor every chatls tool process runs under: a
-// re-exec of the current binary (the parent sides are tools/supervisor.go
-// for bash calls and internal/procgroup for plugins and MCP servers).
+//go:build linux
+
+// Package procsup is chatls's process runtime: every program chatls starts
+// for a tool runs under a supervisor, a re-exec of the current binary. Both
+// sides live here: the supervisor itself (serve.go, call.go, reap.go), and
+// the parent's — Run and the pool of serving supervisors for bash calls
+// (run.go, pool.go, supervised.go), Prepare, Kill and WaitLeader for plugins,
+// MCP servers and policy resolvers (group.go).
 //
 // A supervisor starts the command in a process group of its own, is the
 // child subreaper of everything the command starts, and holds a socket or
@@ -23,6 +28,9 @@
 // with no hook in main. The package imports only small packages, so its init
 // runs before heavy ones (a JSON-schema library spends milliseconds in its
 // init): a supervisor starts in about a millisecond of CPU.
+//
+// The supervisor is Linux's (a subreaper, /proc/self/exe); elsewhere only
+// Prepare, Kill and WaitLeader exist, with process groups alone.
 package procsup
 
 import (

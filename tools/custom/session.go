@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/chatls/chatls/tools/lsp"
 )
 
@@ -40,7 +41,7 @@ type Session struct {
 // and MCP servers.
 func NewSession(log *zap.Logger, withCustom bool) *Session {
 	pool := lsp.NewPool()
-	reg := tools.NewRegistry(lsp.WithBuiltins(tools.BuiltinOptions{}, pool))
+	reg := tools.NewRegistry(lsp.WithBuiltins(builtin.Options{}, pool))
 	return &Session{Registry: reg, Set: NewSet(reg, log), LSP: pool, custom: withCustom}
 }
 
@@ -66,7 +67,7 @@ func (s *Session) UseBuiltins(hosts []string) {
 	s.hosts = slices.Clone(hosts)
 	s.mu.Unlock()
 	if !same {
-		s.Registry.SetBuiltins(lsp.WithBuiltins(tools.BuiltinOptions{WebFetchAllowHosts: hosts}, s.LSP))
+		s.Registry.SetBuiltins(lsp.WithBuiltins(builtin.Options{WebFetchAllowHosts: hosts}, s.LSP))
 	}
 }
 

@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"go.uber.org/zap/zaptest"
 )
 
 func newSet(t *testing.T) (*Set, *tools.Registry) {
 	t.Helper()
-	reg := tools.NewRegistry(tools.Builtins(tools.BuiltinOptions{}))
+	reg := tools.NewRegistry(builtin.Tools(builtin.Options{}))
 	set := NewSet(reg, zaptest.NewLogger(t))
 	t.Cleanup(func() { set.Close() })
 	return set, reg

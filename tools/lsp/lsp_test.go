@@ -12,6 +12,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/testfs"
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 )
 
 // gopls is required in CI (.ci/run installs it); elsewhere the test skips.
@@ -37,7 +38,7 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	testfs.Write(t, main, "package m\n\nfunc use() string {\n\tvar n int = \"x\"\n\t_ = n\n\treturn Greet(\"a\") + Greet(\"b\")\n}\n")
 	pool := NewPool()
 	defer pool.Close()
-	r := tools.NewRunner(tools.NewRegistry(append(tools.Builtins(tools.BuiltinOptions{}), Tools(pool)...)))
+	r := tools.NewRunner(tools.NewRegistry(append(builtin.Tools(builtin.Options{}), Tools(pool)...)))
 	env := tools.Env{Dir: dir, WorkspaceRoot: dir, DefaultTimeout: 60}
 	run := func(name string, input map[string]any) tools.Result {
 		t.Helper()

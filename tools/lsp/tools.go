@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/tools"
+	"github.com/chatls/chatls/tools/builtin"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -23,9 +24,12 @@ var Names = []string{"diagnostics", "symbols", "hover", "definition", "reference
 
 // WithBuiltins is every built-in tool: tools.Builtins and the LSP tools
 // over the pool.
-func WithBuiltins(opts tools.BuiltinOptions, p *Pool) []tools.Tool {
-	return append(tools.Builtins(opts), Tools(p)...)
+func WithBuiltins(opts builtin.Options, p *Pool) []tools.Tool {
+	return append(builtin.Tools(opts), Tools(p)...)
 }
+
+// The LSP tools are built-ins, known by name (tools.RegisterBuiltins).
+func init() { tools.RegisterBuiltins(Tools(nil)...) }
 
 // IsTool says whether name is one of the LSP tools.
 func IsTool(name string) bool { return slices.Contains(Names, name) }
@@ -33,11 +37,11 @@ func IsTool(name string) bool { return slices.Contains(Names, name) }
 // Tools are the five LSP tools over the pool.
 func Tools(p *Pool) []tools.Tool {
 	return []tools.Tool{
-		lspTool{p, "diagnostics", "The language server's diagnostics for a file (errors, warnings), as path:line:col: severity: message.", schemaPath, diagnosticsRun},
-		lspTool{p, "symbols", "Symbols of a file (functions, types… with their lines), or, with query, the workspace's symbols matching it.", schemaSymbols, symbolsRun},
-		lspTool{p, "hover", "What the language server says about the symbol at a position: its type, signature and documentation.", schemaPosition, hoverRun},
-		lspTool{p, "definition", "Where the symbol at a position is defined, as path:line:col with the source line.", schemaPosition, locationsRun("textDocument/definition")},
-		lspTool{p, "references", "Every reference to the symbol at a position, as path:line:col with the source line.", schemaPosition, locationsRun("textDocument/references")},
+		lspTool{p, "diagnostics", "The language server's diagnostics for a file (errors, warnings), as path:line:col: severity: message.", schemaPath, diagnosticsRun, pathPreview},
+		lspTool{p, "symbols", "Symbols of a file (functions, types… with their lines), or, with query, the workspace's symbols matching it.", schemaSymbols, symbolsRun, symbolsPreview},
+		lspTool{p, "hover", "What the language server says about the symbol at a position: its type, signature and documentation.", schemaPosition, hoverRun, positionPreview},
+		lspTool{p, "definition", "Where the symbol at a position is defined, as path:line:col with the source line.", schemaPosition, locationsRun("textDocument/definition"), positionPreview},
+		lspTool{p, "references", "Every reference to the symbol at a position, as path:line:col with the source line.", schemaPosition, locationsRun("textDocument/references"), positionPreview},
 	}
 }
 
@@ -53,11 +57,12 @@ var (
 )
 
 type lspTool struct {
-	pool   *Pool
-	name   string
-	desc   string
-	schema json.RawMessage
-	run    func(ctx context.Context, c call) tools.Result
+	pool    *Pool
+	name    string
+	desc    string
+	schema  json.RawMessage
+	run     func(ctx context.Context, c call) tools.Result
+	preview func(in map[string]any) string
 }
 
 // call is one LSP tool call with its server and synced file.
@@ -75,6 +80,11 @@ func (t lspTool) Definition() tools.Definition {
 	return tools.Definition{Name: t.name, Description: t.desc, Source: "builtin", Schema: t.schema,
 		Annotations: map[string]any{"readOnlyHint": true}}
 }
+
+func (t lspTool) Preview(in map[string]any) string { return t.preview(in) }
+
+// RetrySafe: the LSP tools only ask.
+func (lspTool) RetrySafe(map[string]any) bool { return true }
 
 func (t lspTool) Run(ctx context.Context, c tools.Call, env tools.Env) tools.Result {
 	raw, _ := c.Input["path"].(string)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 	"github.com/chatls/chatls/tools"
 	"go.uber.org/zap/zaptest"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup"
+	"github.com/chatls/chatls/internal/procsup"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/plugin"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
@@ -241,8 +241,8 @@ func guardGroup(t sdk.Transport) *groupGuard {
 	g := &groupGuard{cmd: ct.Command, done: make(chan struct{})}
 	go func() {
 		defer close(g.done)
-		if procgroup.WaitLeader(g.cmd) {
-			procgroup.Kill(g.cmd)
+		if procsup.WaitLeader(g.cmd) {
+			procsup.Kill(g.cmd)
 		}
 	}()
 	return g
@@ -253,7 +253,7 @@ func (g *groupGuard) stop() {
 	if g == nil {
 		return
 	}
-	procgroup.Kill(g.cmd)
+	procsup.Kill(g.cmd)
 	<-g.done
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/keyenv"
-	"github.com/chatls/chatls/internal/procgroup"
+	"github.com/chatls/chatls/internal/procsup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,11 +32,11 @@ func newTransport(name string, cfg config.MCPServer, stderr *stderrlog.Writer) (
 		cmd.Stderr = stderr
 		// A grandchild holding stderr open must not hang shutdown.
 		cmd.WaitDelay = 2 * time.Second
-		// Under a one-shot supervisor (procgroup): the server and all it
+		// Under a one-shot supervisor (procsup): the server and all it
 		// starts end when it exits, when the source closes it (the SDK's
 		// SIGTERM reaches the supervisor, which kills the whole tree) and
 		// when chatls dies, by SIGKILL too.
-		procgroup.Prepare(cmd)
+		procsup.Prepare(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case cfg.URL != "":
 		headers := make(http.Header, len(cfg.Headers))

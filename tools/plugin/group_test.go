@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/config"
-	"github.com/chatls/chatls/internal/procgroup/proctest"
+	"github.com/chatls/chatls/internal/procsup/proctest"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -143,7 +143,7 @@ read -r line
 
 // TestPluginJobsDieWithChatls: chatls killed with SIGKILL, a plugin's
 // background jobs die too, one that left the plugin's session included: the
-// plugin runs under a supervisor (procgroup), not only with a parent-death
+// plugin runs under a supervisor (procsup), not only with a parent-death
 // signal, which reaches the plugin alone.
 func TestPluginJobsDieWithChatls(t *testing.T) {
 	proctest.Skip(t)

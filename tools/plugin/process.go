@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/internal/clip"
-	"github.com/chatls/chatls/internal/procgroup"
+	"github.com/chatls/chatls/internal/procsup"
 	"github.com/chatls/chatls/tools/plugin/stderrlog"
 	"go.uber.org/zap"
 )
@@ -62,7 +62,7 @@ func startProcess(name, path string, args []string, env []string, maxLine int, l
 	cmd.Stderr = stderr
 	// A grandchild holding stderr open must not hang Wait.
 	cmd.WaitDelay = drainGrace
-	procgroup.Prepare(cmd)
+	procsup.Prepare(cmd)
 
 	// Our own pipe for stdin so that writes can have a deadline.
 	stdinR, stdinW, err := os.Pipe()
@@ -174,8 +174,8 @@ func (p *process) readLoop(stdout io.Reader, done chan<- struct{}) {
 // rest of stdout is read, and waiting callers are told.
 func (p *process) reap(readDone <-chan struct{}) {
 	var waitErr error
-	if procgroup.WaitLeader(p.cmd) {
-		procgroup.Kill(p.cmd)
+	if procsup.WaitLeader(p.cmd) {
+		procsup.Kill(p.cmd)
 		select {
 		case <-readDone:
 		case <-time.After(drainGrace):
@@ -185,7 +185,7 @@ func (p *process) reap(readDone <-chan struct{}) {
 	} else {
 		<-readDone
 		waitErr = p.cmd.Wait()
-		procgroup.Kill(p.cmd)
+		procsup.Kill(p.cmd)
 	}
 	p.stderr.Flush()
 	p.finish(waitErr)
@@ -232,7 +232,7 @@ func (p *process) kill(reason error) {
 		p.killing = reason
 	}
 	p.mu.Unlock()
-	procgroup.Kill(p.cmd)
+	procsup.Kill(p.cmd)
 }
 
 // finish records why the process ended and fails every pending call.
@@ -283,7 +283,7 @@ func (p *process) stop(grace time.Duration) {
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		procgroup.Kill(p.cmd)
+		procsup.Kill(p.cmd)
 		<-p.done
 	}
 }

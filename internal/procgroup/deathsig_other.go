@@ -1,9 +1,0 @@
-//go:build unix && !linux
-
-package procgroup
-
-import "syscall"
-
-// setDeathSignal: no parent-death signal here; a plugin that ignores EOF on
-// stdin survives a crash of chatls.
-func setDeathSignal(*syscall.SysProcAttr) {}

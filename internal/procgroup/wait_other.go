@@ -1,8 +1,0 @@
-//go:build unix && !linux
-
-package procgroup
-
-import "os/exec"
-
-// WaitLeader is not supported here: callers reap first, then call Kill.
-func WaitLeader(*exec.Cmd) bool { return false }
