@@ -96,6 +96,7 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 		Env: func() tools.Env {
 			env := s.toolEnv(ds)
 			env.TempDir = ensureStore(env.TempDir)
+			env.StorePath = env.TempDir
 			env.Sandbox.Outside = env.Sandbox.Outside || escape.Outside
 			env.Sandbox.Network = env.Sandbox.Network || escape.Network
 			env.Progress = func(p tools.Progress) { progress.report(p, s.editor.RefreshHints) }

@@ -3,6 +3,8 @@ package tools
 import (
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 
 	"github.com/chatls/chatls/internal/keyenv"
 )
@@ -31,7 +33,7 @@ func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
-		cmd.Env = append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+		cmd.Env = withStorePath(append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), env)
 		return cmd, nil
 	}
 	if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
@@ -45,6 +47,16 @@ func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
 	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
 	cmd := exec.Command(bwrap, append(args, argv...)...)
 	cmd.Dir = dir
-	cmd.Env = sandboxEnviron(env, os.Environ())
+	cmd.Env = withStorePath(sandboxEnviron(env, os.Environ()), env)
 	return cmd, nil
+}
+
+// withStorePath gives the command the document's result store as
+// $FLEMMA_TOOLS_STORE_PATH, in place of any the environment had.
+func withStorePath(environ []string, env Env) []string {
+	if env.StorePath == "" {
+		return environ
+	}
+	environ = slices.DeleteFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "FLEMMA_TOOLS_STORE_PATH=") })
+	return append(environ, "FLEMMA_TOOLS_STORE_PATH="+env.StorePath)
 }

@@ -52,6 +52,9 @@ type Env struct {
 	RestrictWrites bool
 	// TempDir receives full-output files of truncated results ($TMPDIR or /tmp).
 	TempDir string
+	// StorePath is the document's result store (Flemma 0.12), which bash
+	// gets as $FLEMMA_TOOLS_STORE_PATH ("": none).
+	StorePath string
 	// Timeout for non-bash tools (tools.defaultTimeout) and for bash (tools.bash.timeout)
 	// when the input gives none; seconds.
 	DefaultTimeout, BashTimeout int
