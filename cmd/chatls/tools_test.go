@@ -149,8 +149,8 @@ func TestRunToolsListsConfiguredSources(t *testing.T) {
 	}
 	for _, want := range []string{
 		"wordcount   plugin:wordcount  text?, path?         Count lines, words and characters of a text or a file.",
-		"local:echo  mcp:local         text                 Echo text",
-		"local:crash mcp:local",
+		"local.echo  mcp:local         text                 Echo text",
+		"local.crash mcp:local",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -170,14 +170,14 @@ func TestRunToolsListsConfiguredSources(t *testing.T) {
 	for _, tj := range got {
 		byName[tj.Name] = tj
 	}
-	wc, echo := byName["wordcount"], byName["local:echo"]
+	wc, echo := byName["wordcount"], byName["local.echo"]
 	var schema bytes.Buffer
 	json.Compact(&schema, wc.Schema)
 	if wc.Source != "plugin:wordcount" || !strings.Contains(schema.String(), `"additionalProperties":false`) || wc.PreviewTemplate == "" {
 		t.Errorf("wordcount = %+v", wc)
 	}
 	if echo.Source != "mcp:local" || echo.Annotations["readOnlyHint"] != true || !strings.Contains(string(echo.Schema), `"text"`) {
-		t.Errorf("local:echo = %+v", echo)
+		t.Errorf("local.echo = %+v", echo)
 	}
 }
 
@@ -298,15 +298,19 @@ func TestCheckUsesConfiguredTools(t *testing.T) {
 		t.Errorf("valid wordcount call: %q", got)
 	}
 	if !c.tried["plugin:wordcount"] || c.tried["mcp:local"] {
-		t.Errorf("started %v; want only plugin:wordcount (no local:* tool in the document)", c.tried)
+		t.Errorf("started %v; want only plugin:wordcount (no local.* tool in the document)", c.tried)
 	}
 	proctest.AwaitGone(t, 5*time.Second, proctest.PidsOf(wordcountBin)...)
 	got := messages(c.diagnostics(callDoc("wordcount", `{"text":"a b","path":null,"extra":1}`)))
 	if len(got) != 1 || !strings.HasPrefix(got[0], "Invalid input for `wordcount`") {
 		t.Errorf("invalid wordcount call: %q", got)
 	}
-	if got := messages(c.diagnostics(callDoc("local:echo", `{"text":"hi"}`))); got != nil {
+	if got := messages(c.diagnostics(callDoc("local.echo", `{"text":"hi"}`))); got != nil {
 		t.Errorf("valid MCP call: %q", got)
+	}
+	// Flemma 0.11's name of the same tool is read, with the 0.12 form offered.
+	if got := messages(c.diagnostics(callDoc("local:echo", `{"text":"hi"}`))); len(got) != 1 || got[0] != "Flemma 0.12 writes this tool `local.echo`" {
+		t.Errorf("valid MCP call in the 0.11 form: %q", got)
 	}
 	if got := messages(c.diagnostics(callDoc("nosuch", `{}`))); len(got) != 1 || got[0] != "Unknown tool `nosuch`" {
 		t.Errorf("unknown tool: %q", got)
