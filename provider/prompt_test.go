@@ -91,6 +91,11 @@ func TestParseModel(t *testing.T) {
 	if m, _ := ParseModel("claude-sonnet-4-6"); m.Provider != "" || m.Model != "claude-sonnet-4-6" {
 		t.Fatalf("%+v", m)
 	}
+	// Flemma 0.14: a quoted value may hold `;`, and stays a string.
+	if m, err := ParseModel(`anthropic/claude-sonnet-4-6;stop="a;b";max_tokens="100";temperature=0.5`); err != nil ||
+		m.Parameters["stop"] != "a;b" || m.Parameters["max_tokens"] != "100" || m.Parameters["temperature"] != 0.5 {
+		t.Errorf("quoted values: %+v %v", m, err)
+	}
 	if _, err := ParseModel("openai/gpt-5;oops"); err == nil {
 		t.Fatal("a parameter without = was accepted")
 	}

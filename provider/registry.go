@@ -60,7 +60,7 @@ func ParseModel(s string) (ModelString, error) {
 	}
 	for params != "" {
 		var kv string
-		kv, params, _ = strings.Cut(params, ";")
+		kv, params = cutOption(params)
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
 			return out, fmt.Errorf("model %q: %q is not key=value", s, kv)
@@ -68,9 +68,29 @@ func ParseModel(s string) (ModelString, error) {
 		if out.Parameters == nil {
 			out.Parameters = map[string]any{}
 		}
-		out.Parameters[strings.TrimSpace(k)] = scalar(strings.TrimSpace(v))
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			out.Parameters[strings.TrimSpace(k)] = v[1 : len(v)-1] // quoted: a string as written
+			continue
+		}
+		out.Parameters[strings.TrimSpace(k)] = scalar(v)
 	}
 	return out, nil
+}
+
+// cutOption is the first `key=value` of params and the rest: the `;` after
+// it, outside a quoted value (Flemma 0.14: `;stop="a;b"`).
+func cutOption(params string) (option, rest string) {
+	quoted := false
+	for i := 0; i < len(params); i++ {
+		switch c := params[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == ';' && !quoted:
+			return params[:i], params[i+1:]
+		}
+	}
+	return params, ""
 }
 
 func scalar(v string) any {
