@@ -281,7 +281,9 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 			return
 		}
 	case "time":
-		if h, ok := p.has("--output"); ok {
+		// Every -o counts: the last one is the file written, and an
+		// earlier one must not stand in for it.
+		for _, h := range p.all("--output") {
 			w.write(h.value, sc, "time -o")
 		}
 	case "exec":
@@ -311,19 +313,23 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 			return
 		}
 	case "xargs":
-		if h, ok := p.has("--arg-file"); ok {
-			// The arguments come from a file: the inner command reads it too.
-			if t := h.value; t.dyn {
-				w.opaque("xargs reads its arguments from a file named at run time")
-			} else if p, ok := w.joinPath(sc.cwd, t.text); ok {
-				sub.reads = append(sub.reads[:len(sub.reads):len(sub.reads)], p)
-			} else {
-				w.opaque("xargs reads its arguments from a file relative to a directory known only at run time")
-			}
-		}
-		if h, ok := p.has("--process-slot-var"); ok {
-			if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
-				w.opaque("xargs --process-slot-var sets %s in the commands it runs", displayWord(h.value))
+		// Every occurrence counts, in the order written: the last -a is
+		// the file read, and an earlier one must not stand in for it.
+		for _, h := range p.opts {
+			switch h.name {
+			case "--arg-file":
+				// The arguments come from a file: the inner command reads it too.
+				if t := h.value; t.dyn {
+					w.opaque("xargs reads its arguments from a file named at run time")
+				} else if p, ok := w.joinPath(sc.cwd, t.text); ok {
+					sub.reads = append(sub.reads[:len(sub.reads):len(sub.reads)], p)
+				} else {
+					w.opaque("xargs reads its arguments from a file relative to a directory known only at run time")
+				}
+			case "--process-slot-var":
+				if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
+					w.opaque("xargs --process-slot-var sets %s in the commands it runs", displayWord(h.value))
+				}
 			}
 		}
 		if len(inner) == 0 {
@@ -335,7 +341,7 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 		}
 		inner = append(append([]word{}, inner...), dynWord)
 	case "strace", "ltrace":
-		if h, ok := p.has("--output"); ok {
+		for _, h := range p.all("--output") {
 			w.write(h.value, sc, base+" -o")
 		}
 		if _, ok := p.has("--attach", "-p"); ok && len(inner) == 0 {
