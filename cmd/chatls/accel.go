@@ -5,9 +5,8 @@ import (
 	"github.com/chatls/chatls/internal/workers"
 )
 
-// chatdoc parses with the standard library alone; the program gives it the
-// second core (with the caller's panic-on-fault setting, which `chatls
-// check` turns on): on one core `chatls check` of the dense 10 MB document
-// takes a seventh longer in its least disturbed runs (docs/performance.md,
-// "Retirements").
+// chatdoc parses on one core by itself; the program gives it the second
+// (with the caller's panic-on-fault setting, which `chatls check` turns
+// on): the dense 10 MB document's body scan is two halves of ~7 ms each
+// when a core is free (docs/performance.md, "Retirements": kept).
 func init() { chatdoc.Accelerate(chatdoc.Accel{Parallel: workers.Run}) }
