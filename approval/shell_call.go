@@ -101,36 +101,15 @@ func (w *shellWalker) simple(words []word, sc *scope, forms [][]word, privileged
 	base := path.Base(name.text)
 	args := words[1:]
 	if spec, ok := wrappers[base]; ok {
-		w.wrapper(base, spec, words, sc, forms, privileged, record)
+		w.wrapper(wrapCall{spec: spec, base: base, words: words, sc: sc, forms: forms, privileged: privileged, record: record})
 		return
 	}
 	switch base {
-	case "busybox", "toybox":
-		if len(args) > 0 && !args[0].dyn && !strings.HasPrefix(args[0].text, "-") {
-			w.simple(args, sc, forms, privileged)
-			return
-		}
-	case "eval":
-		w.opaque("eval runs a string as code: never auto-approved")
-		w.nestedString(joinWords(args), sc)
-	case "source", ".":
-		w.opaque("%s runs a script's contents: never auto-approved", base)
-	case "trap":
-		w.opaque("trap registers code to run later: never auto-approved")
-		if len(args) > 0 {
-			w.nestedString(args[0].text, sc)
-		}
 	case "cd", "pushd":
 		record(func(c *shellCommand) { w.cd(c, args, sc) })
 		return
 	case "popd":
 		sc.cwd = ""
-	case "find":
-		w.find(words, sc, forms, privileged)
-		return
-	}
-	if shells[base] {
-		w.shell(base, args, sc)
 	}
 	w.builtin(base, args, sc)
 	record(nil)
@@ -156,13 +135,32 @@ func (w *shellWalker) alternatives(args []word, sc *scope, forms [][]word, privi
 	}
 }
 
-// wrapper handles a program that runs another program (sudo, env, timeout…).
-func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *scope, forms [][]word, privileged []word, record func(func(*shellCommand))) {
+// wrapper analyses a call of a program in the wrappers table as its entry
+// says: the command it runs is analysed as a command of its own.
+func (w *shellWalker) wrapper(c wrapCall) {
+	spec, base, words, sc, forms, privileged, record := c.spec, c.base, c.words, c.sc, c.forms, c.privileged, c.record
 	args := words[1:]
-	if w.specialWrapper(base, args, sc, forms, privileged, record) {
+	switch {
+	case spec.run != nil:
+		spec.run(w, c)
+		return
+	case spec.code != noCode:
+		w.code(c)
+		return
+	case spec.applet:
+		if len(args) > 0 && !args[0].dyn && !strings.HasPrefix(args[0].text, "-") {
+			w.simple(args, sc, forms, privileged)
+			return
+		}
+		record(nil)
+		return
+	case spec.opts == nil:
+		w.opaque("%s %s: never auto-approved", base, spec.why)
+		record(nil)
+		w.alternatives(args, sc, forms, privileged)
 		return
 	}
-	if base == "nice" && len(args) > 0 && isLegacyNice(args[0]) {
+	if spec.legacyNice && len(args) > 0 && isLegacyNice(args[0]) {
 		args = args[1:] // nice -10 cmd
 	}
 	p := spec.opts.parse(args)
@@ -173,33 +171,9 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 		return
 	}
 	inner := args[p.rest:]
-	// Options that make the wrapper run nothing (chrt -p PID, command -v…).
-	switch base {
-	case "chrt":
-		if _, ok := p.has("--pid", "--max"); ok {
-			record(nil)
-			return
-		}
-	case "taskset":
-		if _, ok := p.has("--pid"); ok {
-			record(nil)
-			return
-		}
-	case "ionice":
-		if _, ok := p.has("--pid", "--pgid", "--uid"); ok {
-			record(nil)
-			return
-		}
-	case "command":
-		if _, ok := p.has("-v", "-V"); ok {
-			record(nil)
-			return
-		}
-	case "doas":
-		if _, ok := p.has("-C"); ok {
-			record(nil)
-			return
-		}
+	if _, ok := spec.hit(p, runsNothing); ok {
+		record(nil)
+		return
 	}
 	if len(inner) < spec.operands {
 		record(nil)
@@ -219,133 +193,90 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 	// cd inside does not change the shell's directory, except for the
 	// builtins command and builtin, which run cd in this shell.
 	sub := sc
-	if base != "command" && base != "builtin" {
+	if !spec.inShell {
 		cp := *sc
 		sub = &cp
 	}
-	switch base {
-	case "sudo", "doas", "run0":
-		if _, ok := p.has("--shell", "--login", "-s"); ok {
-			w.opaque("%s -s/-i runs a shell: never auto-approved", base)
-			w.nestedString(joinWords(inner), sc)
-			record(nil)
-			return
+	if _, ok := spec.hit(p, runsShell); ok {
+		w.opaque("%s -s/-i runs a shell: never auto-approved", base)
+		w.nestedString(joinWords(inner), sc)
+		record(nil)
+		return
+	}
+	if _, ok := spec.hit(p, editsFiles); ok {
+		for _, a := range inner {
+			w.write(a, sc, base+"edit") // sudo -e is sudoedit
 		}
-		if _, ok := p.has("--edit"); ok && base == "sudo" {
-			for _, a := range inner {
-				w.write(a, sc, "sudoedit")
-			}
-			record(nil)
-			return
-		}
-		if _, ok := p.has("--chdir", "--chroot"); ok {
+		record(nil)
+		return
+	}
+	// Every option counts, in the order written: the last time -o or
+	// xargs -a is the one the program takes, and an earlier one must not
+	// stand in for it.
+	for _, h := range p.opts {
+		switch spec.effects[h.name] {
+		case splitsString:
+			w.opaque("%s %s splits a string into a command: never auto-approved", base, canonicalFlag(h.def))
+			w.nestedString(h.value.text+" "+joinWords(inner), sc)
+		case changesPath:
+			w.opaque("%s %s changes where programs are found", base, canonicalFlag(h.def))
+		case newDir:
 			sub.cwd = ""
-		}
-	case "env":
-		for _, h := range p.opts {
-			switch h.name {
-			case "--split-string":
-				w.opaque("env -S splits a string into a command: never auto-approved")
-				w.nestedString(h.value.text+" "+joinWords(inner), sc)
-			case "-P":
-				w.opaque("env -P changes where programs are found")
-			case "--chdir":
-				sub.cwd = ""
-			}
-		}
-		// "-" (= -i) and NAME=VALUE come before the command.
-		for len(inner) > 0 {
-			a := inner[0]
-			if !a.dyn && a.text == "-" {
-				inner = inner[1:]
-				continue
-			}
-			name, ok := assignedName(a)
-			if !ok {
-				break
-			}
-			if name == "" {
-				w.opaque("env sets a variable whose name is known only at run time")
-			} else if why := dangerousVariable(name); why != "" {
-				w.opaque("setting %s %s", name, why)
+		case writesValue:
+			w.write(h.value, sc, base+" "+canonicalFlag(h.def))
+		case argFile:
+			// The arguments come from a file: the inner command reads it too.
+			if t := h.value; t.dyn {
+				w.opaque("%s reads its arguments from a file named at run time", base)
+			} else if p, ok := w.joinPath(sc.cwd, t.text); ok {
+				sub.reads = append(sub.reads[:len(sub.reads):len(sub.reads)], p)
 			} else {
-				w.environment(name, "with env")
+				w.opaque("%s reads its arguments from a file relative to a directory known only at run time", base)
 			}
-			inner = inner[1:]
+		case setsVar:
+			if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
+				w.opaque("%s %s sets %s in the commands it runs", base, h.name, displayWord(h.value))
+			}
 		}
-		if len(inner) > 0 && inner[0].dyn && inner[0].lead == 0 {
-			// "$X" may be NAME=VALUE or the command.
-			w.opaque("env gets a word known only at run time where a variable or the command stands")
+	}
+	if spec.assigns {
+		var ok bool
+		if inner, ok = w.assignments(base, inner); !ok {
 			record(nil)
 			w.alternatives(inner, sc, forms, privileged)
 			return
 		}
-	case "time":
-		if h, ok := p.has("--output"); ok {
-			w.write(h.value, sc, "time -o")
+	}
+	if _, ok := spec.hit(p, execs); spec.viaShell && !ok {
+		// The words are handed to sh -c: analyse that string.
+		w.parseInline(joinWords(inner), sub)
+		return
+	}
+	if spec.lockFile {
+		if lock := operands[0]; !isDigits(lock.text) || lock.dyn {
+			w.write(lock, sc, base)
 		}
-	case "exec":
-		if len(inner) == 0 {
-			// exec with redirections only: they stay open for the rest of
-			// the shell (exec 3< .env; cat <&3), so what they read counts here.
-			record(nil)
-			return
+	}
+	if len(inner) > 0 && !inner[0].dyn && contains(spec.codeAfter, inner[0].text) {
+		w.opaque("%s %s runs a string as shell code: never auto-approved", base, spec.codeAfter[0])
+		if len(inner) > 1 {
+			w.nestedString(inner[1].text, sc)
 		}
-	case "watch":
-		if _, ok := p.has("--exec"); !ok {
-			// watch hands its arguments to sh -c: analyse that string.
-			w.parseInline(joinWords(inner), sub)
-			return
+		record(nil)
+		return
+	}
+	if spec.stdinArgs {
+		if len(inner) == 0 && spec.defaultCommand != "" {
+			inner = []word{{text: spec.defaultCommand, lead: len(spec.defaultCommand)}}
 		}
-	case "flock":
-		lock := operands[0]
-		if !isDigits(lock.text) || lock.dyn {
-			w.write(lock, sc, "flock")
-		}
-		if len(inner) > 0 && !inner[0].dyn && (inner[0].text == "-c" || inner[0].text == "--command") {
-			w.opaque("flock -c runs a string as shell code: never auto-approved")
-			if len(inner) > 1 {
-				w.nestedString(inner[1].text, sc)
-			}
-			record(nil)
-			return
-		}
-	case "xargs":
-		if h, ok := p.has("--arg-file"); ok {
-			// The arguments come from a file: the inner command reads it too.
-			if t := h.value; t.dyn {
-				w.opaque("xargs reads its arguments from a file named at run time")
-			} else if p, ok := w.joinPath(sc.cwd, t.text); ok {
-				sub.reads = append(sub.reads[:len(sub.reads):len(sub.reads)], p)
-			} else {
-				w.opaque("xargs reads its arguments from a file relative to a directory known only at run time")
-			}
-		}
-		if h, ok := p.has("--process-slot-var"); ok {
-			if why := dangerousVariable(h.value.text); why != "" || h.value.dyn {
-				w.opaque("xargs --process-slot-var sets %s in the commands it runs", displayWord(h.value))
-			}
-		}
-		if len(inner) == 0 {
-			inner = []word{{text: "echo", lead: 4}}
-		}
-		if _, ok := p.has("-I", "--replace"); ok {
+		if _, ok := spec.hit(p, replaces); ok && len(inner) > 0 {
 			// Replacement strings are filled in from stdin.
 			inner = append([]word{inner[0]}, dynamicArgs(inner[1:])...)
 		}
 		inner = append(append([]word{}, inner...), dynWord)
-	case "strace", "ltrace":
-		if h, ok := p.has("--output"); ok {
-			w.write(h.value, sc, base+" -o")
-		}
-		if _, ok := p.has("--attach", "-p"); ok && len(inner) == 0 {
-			record(nil)
-			return
-		}
 	}
 	if len(inner) == 0 {
-		switch base {
-		case "chroot", "unshare":
+		if spec.bareShell {
 			w.opaque("%s without a command starts a shell: never auto-approved", base)
 		}
 		record(nil)
@@ -376,6 +307,55 @@ func (w *shellWalker) wrapper(base string, spec wrapperSpec, words []word, sc *s
 	}
 }
 
+// assignments reads env's "-" (= -i) and NAME=VALUE before the command and
+// returns the command. ok is false when a word known only at run time
+// stands where either may ("$X" may be NAME=VALUE or the command).
+func (w *shellWalker) assignments(base string, inner []word) (rest []word, ok bool) {
+	for len(inner) > 0 {
+		a := inner[0]
+		if !a.dyn && a.text == "-" {
+			inner = inner[1:]
+			continue
+		}
+		name, isAssign := assignedName(a)
+		if !isAssign {
+			break
+		}
+		if name == "" {
+			w.opaque("%s sets a variable whose name is known only at run time", base)
+		} else if why := dangerousVariable(name); why != "" {
+			w.opaque("setting %s %s", name, why)
+		} else {
+			w.environment(name, "with "+base)
+		}
+		inner = inner[1:]
+	}
+	if len(inner) > 0 && inner[0].dyn && inner[0].lead == 0 {
+		w.opaque("%s gets a word known only at run time where a variable or the command stands", base)
+		return inner, false
+	}
+	return inner, true
+}
+
+// code analyses a program that runs its arguments as shell code.
+func (w *shellWalker) code(c wrapCall) {
+	args := c.words[1:]
+	if c.spec.why != "" {
+		w.opaque("%s %s: never auto-approved", c.base, c.spec.why)
+	}
+	switch c.spec.code {
+	case codeWords:
+		w.nestedString(joinWords(args), c.sc)
+	case codeFirst:
+		if len(args) > 0 {
+			w.nestedString(args[0].text, c.sc)
+		}
+	case codeShell:
+		w.shell(c.base, args, c.sc)
+	}
+	c.record(nil)
+}
+
 func isLegacyNice(a word) bool {
 	return !a.dyn && len(a.text) > 1 && a.text[0] == '-' && isDigits(strings.TrimPrefix(a.text[1:], "+"))
 }
@@ -391,115 +371,6 @@ func assignedName(a word) (name string, ok bool) {
 		return known[:i], true
 	}
 	return "", false
-}
-
-var suOpts = opts("c|command= session-command= f|fast g|group= G|supp-group= l|login m|p|preserve-environment P|pty s|shell= w|whitelist-environment= u|user= h|help V|version", true, true)
-
-var scriptOpts = opts("I|log-in= O|log-out= B|log-io= T|log-timing= t|timing=? m|logging-format= a|append c|command= e|return f|flush force E|echo= o|output-limit= q|quiet h|help V|version", true, true)
-
-// specialWrapper handles wrappers whose grammar is not a plain option list;
-// all of them are never auto-approved, and deny rules check every command
-// they could run.
-func (w *shellWalker) specialWrapper(base string, args []word, sc *scope, forms [][]word, privileged []word, record func(func(*shellCommand))) bool {
-	switch base {
-	case "su", "runuser":
-		w.opaque("%s runs commands as another user through a shell: never auto-approved", base)
-		record(nil)
-		p := suOpts.parse(args)
-		for _, h := range p.all("--command", "--session-command") {
-			w.nestedString(h.value.text, sc)
-		}
-		if _, ok := p.has("--user"); ok && base == "runuser" {
-			nested := *sc
-			nested.nested = true
-			if len(p.operands) > 0 {
-				w.simple(p.operands, &nested, forms, privileged)
-			}
-		} else if len(p.operands) > 1 {
-			// su USER ARGS…: the arguments go to the user's shell.
-			nested := *sc
-			nested.nested = true
-			w.shell("sh", p.operands[1:], &nested)
-		}
-		if h, ok := p.has("--shell"); ok {
-			w.alternatives(append([]word{h.value}, p.operands...), sc, forms, privileged)
-		}
-		w.alternatives(args, sc, forms, privileged)
-	case "script":
-		w.opaque("script runs a shell: never auto-approved")
-		record(nil)
-		p := scriptOpts.parse(args)
-		if h, ok := p.has("--command"); ok {
-			w.nestedString(h.value.text, sc)
-		}
-		for _, h := range p.all("--log-in", "--log-out", "--log-io", "--log-timing", "--timing") {
-			w.write(h.value, sc, "script")
-		}
-		if len(p.operands) > 0 {
-			w.write(p.operands[0], sc, "script")
-		} else {
-			w.write(word{text: "typescript", lead: 10}, sc, "script")
-		}
-		if p.uncertain() != "" {
-			w.alternatives(args, sc, forms, privileged)
-		}
-	case "parallel":
-		w.opaque("parallel runs command strings through a shell: never auto-approved")
-		record(nil)
-		for j, a := range args {
-			if !a.dyn && strings.HasPrefix(a.text, "-") || isParallelSep(a) {
-				continue
-			}
-			k := j
-			for k < len(args) && !isParallelSep(args[k]) {
-				k++
-			}
-			if w.alts >= maxAlternatives {
-				w.opaque("too many ways to read the command to check them all")
-				break
-			}
-			w.alts++
-			w.nestedString(joinWords(args[j:k]), sc)
-		}
-	case "systemd-run":
-		w.opaque("systemd-run runs the command as a service: never auto-approved")
-		record(nil)
-		w.alternatives(args, sc, forms, privileged)
-	case "firejail":
-		i := 0
-		for i < len(args) && !args[i].dyn && strings.HasPrefix(args[i].text, "-") && args[i].text != "--" {
-			i++
-		}
-		if i < len(args) && !args[i].dyn && args[i].text == "--" {
-			i++
-		}
-		switch {
-		case i < len(args) && args[i].dyn:
-			w.opaque("firejail gets a word known only at run time: chatls can't tell which command it runs")
-			record(nil)
-			w.alternatives(args, sc, forms, privileged)
-		case i >= len(args):
-			w.opaque("firejail without a command starts a shell: never auto-approved")
-			record(nil)
-		default:
-			if privileged == nil {
-				privileged = append([]word{{text: base, lead: len(base)}}, args...)
-			}
-			sub := *sc
-			w.simple(args[i:], &sub, forms, privileged)
-		}
-	default:
-		return false
-	}
-	return true
-}
-
-func isParallelSep(a word) bool {
-	switch a.text {
-	case ":::", "::::", ":::+", "::::+":
-		return !a.dyn
-	}
-	return false
 }
 
 // dynamicArgs marks arguments as dynamic (xargs -I replaces inside them).
@@ -681,7 +552,8 @@ func (w *shellWalker) cd(c *shellCommand, args []word, sc *scope) {
 
 // find: the expression's -exec commands are commands of their own, and
 // -delete / -fprint write files.
-func (w *shellWalker) find(words []word, sc *scope, forms [][]word, privileged []word) {
+func (w *shellWalker) find(c wrapCall) {
+	words, sc, forms, privileged := c.words, c.sc, c.forms, c.privileged
 	own := []word{words[0]}
 	var starts []word
 	inExpr := false

@@ -22,7 +22,7 @@ func TestToolUseIDsIsTheSharedIndex(t *testing.T) {
 	if !strings.Contains(typed.Text(), "more x") {
 		t.Fatalf("edit landed elsewhere: %q", typed.Text())
 	}
-	if &typed.ToolUseIDs().ids.slots[0] != &ids.ids.slots[0] {
+	if &typed.ToolUseIDs().ids.ids[0] != &ids.ids.ids[0] {
 		t.Fatal("an edit that leaves the IDs alone built a new index")
 	}
 	renamed := d.Replace(Span{strings.Index(text, "(`b`)") + 2, strings.Index(text, "(`b`)") + 3}, "z")
@@ -32,19 +32,10 @@ func TestToolUseIDsIsTheSharedIndex(t *testing.T) {
 }
 
 // size is how many distinct IDs the table holds.
-func (t idTable) size() int {
-	n := 0
-	for _, slot := range t.slots {
-		if slot != 0 {
-			n++
-		}
-	}
-	return n
-}
+func (t idTable) size() int { return len(t.first) }
 
-// The ID table against a map: the first position of every ID, the repeats
-// in order, and no position for an ID it lacks, over lists with many
-// repeats and with tables of every fill up to half.
+// The ID table: the first position of every ID, the repeats in order, and
+// no position for an ID it lacks, over lists with many repeats.
 func TestIDTableAgreesWithAMap(t *testing.T) {
 	for n := 0; n < 300; n++ {
 		ids := make([]string, n)

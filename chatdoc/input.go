@@ -13,11 +13,7 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 	if span.Len() == 0 {
 		span = f.OpenerSpan()
 	}
-	objectWithin := isObjectWithin
-	if accel.IsObjectWithin != nil {
-		objectWithin = accel.IsObjectWithin
-	}
-	if objectWithin(u.RawInput, InputMaxNesting) {
+	if isObjectWithin(u.RawInput, InputMaxNesting) {
 		return // the usual case, without decoding; decoded when asked for (ToolUse.Input)
 	}
 	// Refused: too deep (a valid prefix nests past the limit), or not an
@@ -50,11 +46,6 @@ func (s *bodyScanner) decodeInput(u *ToolUse, f *Fence) {
 // is not a JSON object. A plain function, so that passing it along (to a
 // validator that decodes only on a miss) allocates nothing.
 func DecodeInput(raw string) map[string]any {
-	if accel.DecodeObject != nil {
-		if obj, ok := accel.DecodeObject(raw); ok {
-			return obj
-		}
-	}
 	var obj map[string]any
 	if json.Unmarshal([]byte(raw), &obj) != nil {
 		return nil

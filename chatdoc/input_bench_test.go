@@ -32,30 +32,3 @@ func BenchmarkCheckToolInputsDense(b *testing.B) {
 		}
 	}
 }
-
-// The two parses a user waits for (opening a 10 MB conversation, `chatls
-// check` of the dense one) with the JSON reader cmd/chatls installs, beside
-// BenchmarkParse10MB and BenchmarkParseOnceDense10MB with encoding/json.
-func BenchmarkParse10MBFastJSON(b *testing.B) {
-	withFastJSON(func() { BenchmarkParse10MB(b) })
-}
-
-func BenchmarkParseOnceDense10MBFastJSON(b *testing.B) {
-	withFastJSON(func() { BenchmarkParseOnceDense10MB(b) })
-}
-
-func BenchmarkCheckToolInputsDenseFastJSON(b *testing.B) {
-	withFastJSON(func() {
-		inputs := []string{}
-		for _, u := range ParseOnce(benchDense10MB()).ToolUses() {
-			inputs = append(inputs, u.RawInput)
-		}
-		for b.Loop() {
-			for _, s := range inputs {
-				if !accel.IsObjectWithin(s, InputMaxNesting) {
-					b.Fatalf("%q refused", s)
-				}
-			}
-		}
-	})
-}

@@ -101,8 +101,8 @@ func benchKeystroke(b *testing.B, text string, end lspclient.Position, viaClient
 	// The server's resident memory after opening and after the keystrokes
 	// (with -benchtime=1000x: after 1,000 of them), issue 17's measure.
 	// MB-anon is the part that is the server's own memory: VmRSS also
-	// counts the pages of the 80 MB binary it maps (~16 MB once start-up's
-	// are released, internal/coldpages; shared with every other chatls).
+	// counts the pages of the 80 MB binary it maps (~30 MB, file-backed and
+	// shared with every other chatls).
 	if rss, anon, ok := residentMB(pid); ok && openOK {
 		b.ReportMetric(openRSS, "MB-rss-open")
 		b.ReportMetric(openAnon, "MB-anon-open")

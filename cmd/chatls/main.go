@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/chatls/chatls/internal/coldpages"
 	"github.com/chatls/chatls/server"
 	"github.com/chatls/chatls/tools"
 )
@@ -33,25 +32,6 @@ func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 	}
-}
-
-// releaseStartupPages gives back the binary's pages that only start-up
-// touched (package initialisation): a long-running server keeps what it
-// goes on to use, ~15 MB less resident (docs/performance.md). It runs
-// beside the handshake (it takes about 1 ms); the channel closes when it is
-// done, so that an exit never cuts it or its log line short.
-func releaseStartupPages(logger *zap.Logger) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		released, err := coldpages.Release()
-		if err != nil {
-			logger.Debug("start-up pages kept", zap.Error(err))
-			return
-		}
-		logger.Debug("start-up pages released", zap.Int64("mapped bytes", released))
-	}()
-	return done
 }
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -127,9 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		UserConfigPath: *configPath,
 	})
 	stop := handleSignals(srv, logger)
-	released := releaseStartupPages(logger)
 	code := srv.Serve(stdioPipe{stdin, stdout})
-	<-released
 	// Serve cancelled its tools; this also ends any a stuck goroutine missed.
 	tools.KillAll()
 	if sig := stop(); sig != 0 {

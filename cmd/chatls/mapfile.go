@@ -11,7 +11,9 @@ import (
 
 // mapMin is the size from which `chatls check` maps a file instead of
 // reading it: reading 10 MB is mostly the kernel filling fresh pages of
-// the copy (~3 ms), a mapping shares the page cache's.
+// the copy, a mapping shares the page cache's (reading instead made the
+// check of the 10 MB document a third slower: docs/performance.md,
+// "Retirements").
 const mapMin = 1 << 20
 
 // errChanged is a mapped file that shrank or was rewritten while it was

@@ -1,11 +1,11 @@
 // Package jsonfast reads JSON text as encoding/json does (the same
-// verdicts, values, U+FFFD replacements, last duplicate key winning) about
+// verdicts, keys, U+FFFD replacements, last duplicate key winning) about
 // three times as fast, for the hot paths that would otherwise pay
-// encoding/json's scanner several times over: every tool input of a
-// document (chatdoc), the inputs a validator judges from their text
-// (tools), and the frames of a 10 MB didOpen (server/framing). Where it
-// is unsure it says no, and the caller asks encoding/json. The fuzz targets
-// hold it to encoding/json.
+// encoding/json's scanner several times over: the inputs a validator
+// judges from their text (tools) and the frames of a 10 MB didOpen
+// (server/framing). It builds no values: decoding is encoding/json's. Where
+// it is unsure it says no, and the caller asks encoding/json. The fuzz
+// targets hold it to encoding/json.
 package jsonfast
 
 import (
@@ -19,37 +19,10 @@ import (
 	"unsafe"
 )
 
-// DecodeObject decodes s as encoding/json.Unmarshal decodes a JSON object
-// into a map[string]any. It reports false for anything else — not an
-// object, invalid JSON, a number out of range, nesting beyond
-// encoding/json's limit — and the caller asks encoding/json, whose error
-// texts are part of the diagnostics. FuzzDecodeObject holds the two to the
-// same results.
-func DecodeObject(s string) (map[string]any, bool) {
-	return (&jsonDecoder{s: s}).topObject()
-}
-
-// IsObjectWithin is DecodeObject's verdict without building the values,
-// for objects and arrays nested at most maxDepth deep (the object itself is
-// depth 1): the parse checks every input, and ToolUse.Input decodes one
-// when asked.
-func IsObjectWithin(s string, maxDepth int) bool {
-	_, ok := (&jsonDecoder{s: s, discard: true, depthLimit: min(maxDepth, jsonMaxNesting)}).topObject()
-	return ok
-}
-
-// maxDepth is how deep values may nest.
-func (d *jsonDecoder) maxDepth() int {
-	if d.depthLimit > 0 {
-		return d.depthLimit
-	}
-	return jsonMaxNesting
-}
-
 // Valid reports whether s is one JSON value, as encoding/json.Valid does
 // (FuzzValid holds the two to the same verdicts).
 func Valid(s string) bool {
-	return (&jsonDecoder{s: s, discard: true, syntax: true}).topValue()
+	return (&jsonDecoder{s: s, syntax: true}).topValue()
 }
 
 // Unquote decodes a JSON string token (quotes included) into the string
@@ -73,28 +46,12 @@ func Unquote(token string) (string, bool) {
 // case (which encoding/json would fill a struct field from as well) is
 // not reported.
 func EachNamedString(s, key string, fn func(start, end int)) bool {
-	return (&jsonDecoder{s: s, discard: true, syntax: true, namedKey: key, named: fn}).topValue()
-}
-
-func (d *jsonDecoder) topObject() (map[string]any, bool) {
-	s := d.s
-	d.space()
-	if d.i >= len(s) || s[d.i] != '{' {
-		return nil, false
-	}
-	v, ok := d.object(0)
-	if !ok {
-		return nil, false
-	}
-	if d.space(); d.i != len(s) {
-		return nil, false
-	}
-	return v, true
+	return (&jsonDecoder{s: s, syntax: true, namedKey: key, named: fn}).topValue()
 }
 
 // topValue reads one value and nothing after it but space.
 func (d *jsonDecoder) topValue() bool {
-	if _, ok := d.value(0); !ok {
+	if !d.value(0) {
 		return false
 	}
 	d.space()
@@ -105,9 +62,8 @@ func (d *jsonDecoder) topValue() bool {
 const jsonMaxNesting = 10000
 
 type jsonDecoder struct {
-	s       string
-	i       int
-	discard bool // check the syntax and ranges only: no maps, lists or strings kept
+	s string
+	i int
 	// syntax: check the syntax only, as encoding/json.Valid does (a number
 	// out of float64's range is valid JSON; only decoding refuses it).
 	syntax bool
@@ -115,8 +71,6 @@ type jsonDecoder struct {
 	// exactly namedKey, at any depth: the span of its quoted token.
 	namedKey string
 	named    func(start, end int)
-	// depthLimit, when set, is a nesting limit below encoding/json's.
-	depthLimit int
 	// unquoteCap is the capacity an unquoted string starts with: Unquote
 	// knows the length of its one token (a 10 MB text would otherwise be
 	// copied some twenty times while it grows).
@@ -153,82 +107,67 @@ func (d *jsonDecoder) space() {
 	}
 }
 
-func (d *jsonDecoder) value(depth int) (any, bool) {
+// value checks one value: its syntax, and unless syntax, that a number
+// is in float64's range (encoding/json refuses to decode one that is not).
+func (d *jsonDecoder) value(depth int) bool {
 	d.space()
 	if d.i >= len(d.s) {
-		return nil, false
+		return false
 	}
 	switch c := d.s[d.i]; {
 	case c == '{':
-		m, ok := d.object(depth)
-		return m, ok
+		return d.object(depth)
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		if d.discard {
-			return nil, d.skipString() // a checked string is not kept (nor boxed)
-		}
-		return d.string()
+		return d.skipString() // a checked string is not built
 	case c == '-' || c >= '0' && c <= '9':
 		return d.number()
 	}
-	switch rest := d.s[d.i:]; {
-	case strings.HasPrefix(rest, "null"):
-		d.i += len("null")
-		return nil, true
-	case strings.HasPrefix(rest, "true"):
-		d.i += len("true")
-		return true, true
-	case strings.HasPrefix(rest, "false"):
-		d.i += len("false")
-		return false, true
+	for _, lit := range []string{"null", "true", "false"} {
+		if strings.HasPrefix(d.s[d.i:], lit) {
+			d.i += len(lit)
+			return true
+		}
 	}
-	return nil, false
+	return false
 }
 
-func (d *jsonDecoder) object(depth int) (map[string]any, bool) {
-	if depth++; depth > d.maxDepth() {
-		return nil, false
+func (d *jsonDecoder) object(depth int) bool {
+	if depth++; depth > jsonMaxNesting {
+		return false
 	}
 	d.i++ // '{'
-	var m map[string]any
-	if !d.discard {
-		m = make(map[string]any)
-	}
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
-		return m, true
+		return true
 	}
 	for {
 		d.space()
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return nil, false
+			return false
 		}
 		key, ok := d.string()
 		if !ok {
-			return nil, false
+			return false
 		}
 		if d.space(); d.i >= len(d.s) || d.s[d.i] != ':' {
-			return nil, false
+			return false
 		}
 		d.i++
 		d.space()
 		start := d.i
-		v, ok := d.value(depth)
-		if !ok {
-			return nil, false
+		if !d.value(depth) {
+			return false
 		}
 		if d.named != nil && key == d.namedKey && d.s[start] == '"' {
 			d.named(start, d.i)
 		}
-		if !d.discard {
-			m[key] = v
-		}
 		if more, ok := d.after('}'); !ok {
-			return nil, false
+			return false
 		} else if !more {
-			return m, true
+			return true
 		}
 	}
 }
@@ -250,39 +189,32 @@ func (d *jsonDecoder) after(closer byte) (more, ok bool) {
 	return false, false
 }
 
-func (d *jsonDecoder) array(depth int) (any, bool) {
-	if depth++; depth > d.maxDepth() {
-		return nil, false
+func (d *jsonDecoder) array(depth int) bool {
+	if depth++; depth > jsonMaxNesting {
+		return false
 	}
 	d.i++ // '['
-	var list []any
-	if !d.discard {
-		list = make([]any, 0)
-	}
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == ']' {
 		d.i++
-		return list, true
+		return true
 	}
 	for {
-		v, ok := d.value(depth)
-		if !ok {
-			return nil, false
-		}
-		if !d.discard {
-			list = append(list, v)
+		if !d.value(depth) {
+			return false
 		}
 		if more, ok := d.after(']'); !ok {
-			return nil, false
+			return false
 		} else if !more {
-			return list, true
+			return true
 		}
 	}
 }
 
-// number reads the JSON number grammar strictly and converts it as
-// encoding/json does (strconv.ParseFloat; out of range is its error).
-func (d *jsonDecoder) number() (any, bool) {
+// number reads the JSON number grammar strictly and, unless syntax, checks
+// that encoding/json could convert it (strconv.ParseFloat; out of range is
+// its error).
+func (d *jsonDecoder) number() bool {
 	s, start := d.s, d.i
 	i := start
 	if s[i] == '-' {
@@ -296,12 +228,12 @@ func (d *jsonDecoder) number() (any, bool) {
 			i++
 		}
 	default:
-		return nil, false
+		return false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return nil, false
+			return false
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
@@ -314,27 +246,21 @@ func (d *jsonDecoder) number() (any, bool) {
 			i++
 		}
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return nil, false
+			return false
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
 		}
 	}
 	// Without an exponent, a number of at most 300 characters is below
-	// 1e300, in float64's range: a check (discard) needs no conversion.
-	if d.syntax || d.discard && !exponent && i-start <= 300 {
-		d.i = i
-		return nil, true
-	}
-	f, err := strconv.ParseFloat(s[start:i], 64)
-	if err != nil {
-		return nil, false
+	// 1e300, in float64's range: it needs no conversion.
+	if !d.syntax && (exponent || i-start > 300) {
+		if _, err := strconv.ParseFloat(s[start:i], 64); err != nil {
+			return false
+		}
 	}
 	d.i = i
-	if d.discard {
-		return nil, true
-	}
-	return f, true
+	return true
 }
 
 // string reads a quoted string; without escapes or invalid UTF-8 it is a

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// checkMembersAgree holds Members to DecodeObject: the same verdict, and
-// for an object the same members (each raw value decoding to the map's
-// value, the last duplicate winning).
+// checkMembersAgree holds Members to json.Unmarshal into a map: the same
+// verdict, and for an object the same members (each raw value decoding to
+// the map's value, the last duplicate winning).
 func checkMembersAgree(t *testing.T, s string) {
 	t.Helper()
-	want, wantOK := DecodeObject(s)
+	want, wantOK := stdDecode(s)
 	got := map[string]any{}
 	m := NewMembers(s)
 	for key, raw, ok := m.Next(); ok; key, raw, ok = m.Next() {
@@ -23,17 +23,17 @@ func checkMembersAgree(t *testing.T, s string) {
 		got[key] = v
 	}
 	if m.Valid() != wantOK {
-		t.Fatalf("%q: Members says valid=%v, DecodeObject %v", s, m.Valid(), wantOK)
+		t.Fatalf("%q: Members says valid=%v, encoding/json %v", s, m.Valid(), wantOK)
 	}
 	if _, _, ok := m.Next(); ok {
 		t.Fatalf("%q: a member after the end", s)
 	}
 	if wantOK && !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q: members %#v, DecodeObject %#v", s, got, want)
+		t.Fatalf("%q: members %#v, encoding/json %#v", s, got, want)
 	}
 }
 
-func TestMembersAgreeWithDecodeObject(t *testing.T) {
+func TestMembersAgreeWithEncodingJSON(t *testing.T) {
 	for _, s := range []string{
 		`{}`, " {\n} ", `{"a":1}`, ` {"a" : [1,{"b":"\u00e9"}] , "c":null}  `, `{"a":1,"a":"last"}`,
 		`{"k\n\"":"v\\"}`, "{\"inv\xff\":\"\xfe\"}", `{"a":1,}`, `{,}`, `{"a" 1}`, `{"a":1}x`, `{"a":1`,
