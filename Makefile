@@ -43,13 +43,13 @@ build:
 
 # Benchmarks quoted in docs/performance.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./chatdoc/ ./approval/ ./tools/ ./tools/builtin/ ./internal/procsup/ ./server/... ./e2e/
+	$(GO) test -run '^$$' -bench . -benchmem ./chatdoc/ ./approval/ ./tools/ ./tools/builtin/ ./internal/procsup/ ./server/... ./session/ ./surface/ ./e2e/
 
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target per run).
 FUZZTIME ?= 60s
 FUZZ_TARGETS = \
-	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./internal/jsonfast/:FuzzDecodeObject ./internal/jsonfast/:FuzzValid \
-	./chatdoc/:FuzzLuaPatterns ./chatdoc/:FuzzLuaFrontmatter \
+	./chatdoc/:FuzzParse ./chatdoc/:FuzzIncremental ./internal/jsonfast/:FuzzMembers ./internal/jsonfast/:FuzzValid \
+	./frontmatter/:FuzzLuaPatterns ./frontmatter/:FuzzLuaFrontmatter \
 	./approval/:FuzzShellAnalysis ./server/framing/:FuzzStreamResync ./surface/:FuzzSurface \
 	./tools/:FuzzQuickSchemaNeverAcceptsWhatValidateRejects ./tools/:FuzzQuickSoundSchemasCompile \
 	./tools/plugin/:FuzzDispatch ./internal/procsup/:FuzzDecodeRequest
