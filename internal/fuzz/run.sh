@@ -26,6 +26,12 @@ for t in "$@"; do
 		log=$(mktemp)
 		"$go" test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tee "$log"
 		status=${PIPESTATUS[0]}
+		if grep -q 'no fuzz tests to fuzz' "$log"; then
+			# A target that moved: go test skips it without failing.
+			echo "== $name is not a fuzz target of $pkg (moved? fix FUZZ_TARGETS in the Makefile)"
+			rm -f "$log"
+			exit 1
+		fi
 		if [ "$status" -eq 0 ]; then
 			rm -f "$log"
 			break
