@@ -34,7 +34,9 @@ func TestCLISendRecoversABackgroundJobLostToAKill(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil { // kill -9 while the job runs
 		t.Fatal(err)
 	}
-	wait()
+	if _, _, stderr := wait(); stderr != "" && !strings.Contains(stderr, "waiting for 1 background job(s)") {
+		t.Errorf("while the job ran chatls send said %q", stderr)
+	}
 	code, _, stderr := func() (int, string, string) {
 		_, wait := startCLISend(t, dir, config, state, "job.chat")
 		return wait()

@@ -90,7 +90,7 @@ func Run(name string, o Options, interrupted context.Context, stdout, stderr io.
 	// returns: nothing chatls send started outlives it.
 	defer sess.Close()
 	sess.Start([]string{root}, chatdoc.UTF8, settings)
-	r := &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted}
+	r := &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
 	return r.drive(stdout)
 }
 
@@ -101,6 +101,7 @@ type run struct {
 	d           *session.Doc
 	name        string
 	interrupted context.Context
+	stderr      io.Writer
 }
 
 func (r *run) drive(stdout io.Writer) (int, error) {
@@ -152,7 +153,7 @@ var errInterrupted = errors.New("interrupted")
 // errInterrupted once nothing streams any more. A write that failed ends
 // it with that error.
 func (r *run) await(done func(session.Status) bool) (session.Status, error) {
-	cancelled := false
+	cancelled, toldJobs := false, false
 	for {
 		next := r.ed.next()
 		if err := r.ed.failure(); err != nil {
@@ -167,6 +168,11 @@ func (r *run) await(done func(session.Status) bool) (session.Status, error) {
 		}
 		if !cancelled && done(st) {
 			return st, nil
+		}
+		if st.Jobs > 0 && !st.Sending && st.Running == 0 && !toldJobs {
+			// Only a background job is left: say what chatls send waits for.
+			toldJobs = true
+			fmt.Fprintf(r.stderr, "chatls send: waiting for %d background job(s); their results go into %s (Ctrl-C ends them)\n", st.Jobs, r.name)
 		}
 		select {
 		case <-next: // an edit, a new status, a message
