@@ -1,6 +1,8 @@
 package chatdoc
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +72,35 @@ func TestLoseJob(t *testing.T) {
 	d := Parse(got)
 	if r := d.ToolResult("b1"); r == nil || r.Status != StatusError || r.Meta() != "job=job_1" {
 		t.Fatalf("the header does not read as an error with its job: %+v", r)
+	}
+}
+
+// `chatls parse --json` lists a message's job results (and says nothing of
+// them where there are none).
+func TestJobResultsInParseJSON(t *testing.T) {
+	out, err := ParseJSON(Parse("@You:\ngo\n\n@Assistant:\nok\n\n@You:\n\n**Job Result:** `job_1` (error)\n\n```\nfailed\n```\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Messages []struct {
+			JobResults []struct {
+				Job     string `json:"job"`
+				Error   bool   `json:"error"`
+				Content string `json:"content"`
+			} `json:"jobResults"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Messages) != 3 || len(doc.Messages[0].JobResults) != 0 || len(doc.Messages[2].JobResults) != 1 {
+		t.Fatalf("%s", out)
+	}
+	if j := doc.Messages[2].JobResults[0]; j.Job != "job_1" || !j.Error || j.Content != "failed" {
+		t.Fatalf("%+v", j)
+	}
+	if strings.Count(string(out), "jobResults") != 1 {
+		t.Fatalf("jobResults printed where there are none:\n%s", out)
 	}
 }

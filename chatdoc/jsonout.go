@@ -35,6 +35,8 @@ type (
 		ToolResults []jsonToolResult `json:"toolResults"`
 		Thinking    []jsonThinking   `json:"thinking"`
 		Aborted     *jsonAborted     `json:"aborted"`
+		// JobResults (Flemma 0.12) appear only in a message that has some.
+		JobResults []jsonJobResult `json:"jobResults,omitempty"`
 	}
 	jsonThinking struct {
 		Provider  *string   `json:"provider"`
@@ -56,6 +58,12 @@ type (
 		ID      string    `json:"id"`
 		Status  *string   `json:"status"`  // null for a finished result
 		Dialect *string   `json:"dialect"` // null unless a placeholder
+		Content string    `json:"content"`
+		Range   jsonRange `json:"range"`
+	}
+	jsonJobResult struct {
+		Job     string    `json:"job"`
+		Error   bool      `json:"error"`
 		Content string    `json:"content"`
 		Range   jsonRange `json:"range"`
 	}
@@ -115,6 +123,9 @@ func ParseJSON(d *Document, diags []Diagnostic) ([]byte, error) {
 		}
 		if a := m.Abort(); a != nil {
 			jm.Aborted = &jsonAborted{Message: a.Message, Range: r(a.Span)}
+		}
+		for _, j := range d.JobResultsIn(m) {
+			jm.JobResults = append(jm.JobResults, jsonJobResult{Job: j.Job, Error: j.IsError, Content: j.Content, Range: r(j.Span)})
 		}
 		out.Messages = append(out.Messages, jm)
 	}
