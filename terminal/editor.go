@@ -70,30 +70,29 @@ func (e *fileEditor) apply(req session.EditRequest) session.EditReply {
 	}
 	if req.Doc.Text() != e.written {
 		// Cannot happen while every edit is its own echo; should it, the
-		// session is given FILE's text and builds the edit again.
-		e.handOverLocked(e.written)
+		// session is given FILE's whole text and builds the edit again.
+		e.version++
+		e.sess.Change(e.uri, []chatdoc.Change{{Text: e.written}}, e.version)
 		return session.EditReply{Reason: "the session's text is not FILE's"}
 	}
 	text := chatdoc.ApplyEdits(req.Doc.Text(), req.Edits)
-	{
-		stat, err := docfile.WriteUnlessChanged(e.path, []byte(text), e.changedOnDiskLocked)
-		if errors.Is(err, docfile.ErrChangedMeanwhile) {
-			// Another program wrote FILE while this text was flushed:
-			// its edit goes to the session and this one is built again.
-			if _, err := e.takeExternalLocked(); err != nil {
-				return session.EditReply{Err: err}
-			}
-			return session.EditReply{Reason: "FILE changed while it was written"}
+	stat, err := docfile.WriteUnlessChanged(e.path, []byte(text), e.changedOnDiskLocked)
+	if errors.Is(err, docfile.ErrChangedMeanwhile) {
+		// Another program wrote FILE while this text was flushed: its edit
+		// goes to the session and this one is built again.
+		if _, err := e.takeExternalLocked(); err != nil {
+			return session.EditReply{Err: err}
 		}
-		if err != nil {
-			// "writing FILE: …: no space left on device (the file is unchanged)"
-			e.failed = fmt.Errorf("%w; make room and run chatls send again", err)
-			return session.EditReply{Err: e.failed}
-		}
-		e.written, e.stat = text, stat
-		e.version++
-		return session.EditReply{Applied: true, Echoed: true}
+		return session.EditReply{Reason: "FILE changed while it was written"}
 	}
+	if err != nil {
+		// "writing FILE: …: no space left on device (the file is unchanged)"
+		e.failed = fmt.Errorf("%w; make room and run chatls send again", err)
+		return session.EditReply{Err: e.failed}
+	}
+	e.written, e.stat = text, stat
+	e.version++
+	return session.EditReply{Applied: true, Echoed: true}
 }
 
 // takeExternalLocked hands the session another program's edit of FILE,
