@@ -152,15 +152,9 @@ func Pid(t testing.TB, s string) int {
 // WithArg0 lists the living processes whose argv[0] is arg0 (a marker a
 // test gives with `exec -a MARKER`).
 func WithArg0(arg0 string) []int {
-	entries, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.HasPrefix(string(cmdline), arg0+"\x00") && Alive(p) {
+	for _, p := range Listed(arg0) {
+		if Alive(p) {
 			out = append(out, p)
 		}
 	}
@@ -171,17 +165,7 @@ func WithArg0(arg0 string) []int {
 // argv[0] is arg0, or fails t after limit.
 func AwaitArg0(t testing.TB, limit time.Duration, arg0, what string, cond func(n int) bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		pids := WithArg0(arg0)
-		if cond(len(pids)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: processes %s: %v", what, arg0, pids)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitCount(t, limit, func() []int { return WithArg0(arg0) }, arg0, what, cond)
 }
 
 // Listed lists the processes whose argv[0] is arg0, zombies included: a
@@ -206,14 +190,21 @@ func Listed(arg0 string) []int {
 // finds, or fails t after limit.
 func AwaitListed(t testing.TB, limit time.Duration, arg0, what string, cond func(n int) bool) {
 	t.Helper()
+	awaitCount(t, limit, func() []int { return Listed(arg0) }, arg0, what, cond)
+}
+
+// awaitCount polls list until cond holds for its length, or fails t after
+// limit. No event says a process ended in another's tree: /proc is looked at.
+func awaitCount(t testing.TB, limit time.Duration, list func() []int, arg0, what string, cond func(n int) bool) {
+	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		pids := Listed(arg0)
+		pids := list()
 		if cond(len(pids)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: processes %s still/not there: %v", what, arg0, pids)
+			t.Fatalf("%s: processes %s: %v", what, arg0, pids)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
