@@ -29,6 +29,16 @@ type JobResult struct {
 	Content string
 }
 
+// Job is the job a finished result's metadata names (`(job=JOB)`), or "".
+func (r *ToolResult) Job() string {
+	for _, kv := range r.Extra() {
+		if kv.Key == "job" {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
 // JobRunning is the text of a background call's result while its job runs.
 func JobRunning(job string) string { return "Running in background as " + job + "." }
 

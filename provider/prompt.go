@@ -190,12 +190,11 @@ func (b *promptBuilder) userParts(m *chatdoc.Message) []Part {
 // `[Job result for unknown tool (job: JOB)]` when no result names it.
 func (b *promptBuilder) jobLabel(job string) string {
 	for _, r := range b.doc.ToolResults() {
-		for _, kv := range r.Extra() {
-			if kv.Key == "job" && kv.Value == job {
-				if u := b.doc.ToolUse(r.ID); u != nil {
-					return "[Job result for " + u.Name + " (" + r.ID + ")]"
-				}
-			}
+		if r.Job() != job {
+			continue
+		}
+		if u := b.doc.ToolUse(r.ID); u != nil {
+			return "[Job result for " + u.Name + " (" + r.ID + ")]"
 		}
 	}
 	return "[Job result for unknown tool (job: " + job + ")]"

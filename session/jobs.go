@@ -26,16 +26,6 @@ func jobName(docKey, id string) string {
 	return "job_" + hex.EncodeToString(sum[:4])
 }
 
-// jobOf is the job a finished result's metadata names ("" for none).
-func jobOf(r *chatdoc.ToolResult) string {
-	for _, kv := range r.Extra() {
-		if kv.Key == "job" {
-			return kv.Value
-		}
-	}
-	return ""
-}
-
 // startJob writes the result of a background call that just started, and
 // hands the call back from the ledger: to the cycle it is finished, the
 // chain may go on. It runs while the tool does.
@@ -97,10 +87,14 @@ func (s *Session) recoverJobs(ds *Doc) bool {
 	if !hasJobs(doc) {
 		return false
 	}
+	delivered := map[string]bool{}
+	for _, j := range doc.JobResults() {
+		delivered[j.Job] = true
+	}
 	did := false
 	for _, r := range doc.ToolResults() {
-		job := jobOf(r)
-		if job == "" || r.Status == chatdoc.StatusError || doc.JobResult(job) != nil || doc.ToolResult(r.ID) != r {
+		job := r.Job()
+		if job == "" || r.Status == chatdoc.StatusError || delivered[job] || doc.ToolResult(r.ID) != r {
 			continue
 		}
 		s.mu.Lock()
@@ -137,7 +131,7 @@ func (s *Session) recoverJobs(ds *Doc) bool {
 // usual document has none, and the walk is skipped.
 func hasJobs(doc *chatdoc.Document) bool {
 	for _, r := range doc.ToolResults() {
-		if !r.IsPlaceholder() && jobOf(r) != "" {
+		if !r.IsPlaceholder() && r.Job() != "" {
 			return true
 		}
 	}
