@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,12 +55,9 @@ func (e *fakeEditor) ApplyEdit(req EditRequest) <-chan EditReply {
 		// on; applied to the buffer as it is, the way an editor does.
 		enc := e.s.Encoding()
 		changes := make([]chatdoc.Change, 0, len(req.Edits))
-		sorted := append([]chatdoc.TextEdit(nil), req.Edits...)
-		for i := 1; i < len(sorted); i++ { // later edits first: earlier positions stay valid
-			for j := i; j > 0 && sorted[j].Span.Start > sorted[j-1].Span.Start; j-- {
-				sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-			}
-		}
+		sorted := slices.Clone(req.Edits)
+		// Later edits first: earlier positions stay valid.
+		slices.SortStableFunc(sorted, func(a, b chatdoc.TextEdit) int { return b.Span.Start - a.Span.Start })
 		for _, te := range sorted {
 			r := chatdoc.Range{Start: req.Doc.Lines.Position(te.Span.Start, enc), End: req.Doc.Lines.Position(te.Span.End, enc)}
 			changes = append(changes, chatdoc.Change{Range: &r, Text: te.NewText})
