@@ -28,6 +28,8 @@ type Effective struct {
 	Parameters map[string]any
 	Providers  map[string]ProviderSettings
 	Send       EffectiveSend
+	Context    EffectiveContext
+	Rewind     EffectiveRewind
 	// LSP is lsp.* from trusted layers (an untrusted file starts nothing).
 	LSP LSPSettings
 	// Keys are the client's key names, merged key by key.
@@ -89,6 +91,8 @@ func Merge(layers ...Settings) Effective {
 		Sandbox:             EffectiveSandbox{Mode: SandboxAuto, Enabled: true},
 		InlayHintsMaxLength: DefaultInlayHintsMaxLength,
 		Send:                EffectiveSend{MaxTurns: DefaultMaxTurns, MaxCost: DefaultMaxCost, MaxRetries: DefaultMaxRetries},
+		Context:             defaultContext(),
+		Rewind:              defaultRewind(),
 	}
 	for _, l := range layers {
 		setBool(&e.Autopilot, l.Autopilot)
@@ -136,6 +140,7 @@ func Merge(layers ...Settings) Effective {
 		}
 		setPositive(&e.InlayHintsMaxLength, l.InlayHints.MaxLength)
 		mergeSending(&e, l)
+		mergeContextRewind(&e, l)
 		for action, key := range l.Keys {
 			if e.Keys == nil {
 				e.Keys = map[string]string{}

@@ -22,6 +22,9 @@ type Settings struct {
 	Parameters map[string]any              `json:"parameters,omitempty" toml:"parameters,omitempty"`
 	Providers  map[string]ProviderSettings `json:"providers,omitempty" toml:"providers,omitempty"`
 	Send       SendSettings                `json:"send" toml:"send"`
+	// Context is context.* (SPEC §11) and Rewind rewind.* (SPEC §10).
+	Context ContextSettings `json:"context" toml:"context"`
+	Rewind  RewindSettings  `json:"rewind" toml:"rewind"`
 	// LSP configures the language servers of the LSP tools (trusted only:
 	// they are programs).
 	LSP LSPSettings `json:"lsp" toml:"lsp"`
