@@ -7,7 +7,7 @@ import (
 	"github.com/chatls/chatls/tools"
 )
 
-type calculatorTool struct{}
+type calculatorTool struct{ readsOnly }
 
 var calculatorDefinition = define(tools.Definition{
 	Name: "calculator",

@@ -11,7 +11,7 @@ import (
 // capture_pane and send_keys are the tmux tools of SPEC §8, offered only
 // where the target has tmux (PaneOnly).
 
-type capturePaneTool struct{}
+type capturePaneTool struct{ readsOnly }
 
 var capturePaneDefinition = define(tools.Definition{Name: "capture_pane",
 	Description: "Read the text of the target's tmux pane (what a running program such as a REPL or top shows). " +

@@ -17,7 +17,7 @@ import (
 
 const defaultFindLimit = 1000
 
-type findTool struct{}
+type findTool struct{ readsOnly }
 
 var findDefinition = define(tools.Definition{
 	Name: "find",

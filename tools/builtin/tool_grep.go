@@ -25,7 +25,7 @@ const (
 	grepFileMax      = 64 << 20
 )
 
-type grepTool struct{}
+type grepTool struct{ readsOnly }
 
 var grepDefinition = define(tools.Definition{
 	Name: "grep",

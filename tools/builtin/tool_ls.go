@@ -19,7 +19,7 @@ const (
 	maxLsDepth     = 10
 )
 
-type lsTool struct{}
+type lsTool struct{ readsOnly }
 
 var lsDefinition = define(tools.Definition{
 	Name: "ls",

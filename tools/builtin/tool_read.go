@@ -19,7 +19,7 @@ import (
 	"github.com/chatls/chatls/tools/target"
 )
 
-type readTool struct{}
+type readTool struct{ readsOnly }
 
 var readDefinition = define(tools.Definition{
 	Name: "read",

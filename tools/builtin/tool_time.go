@@ -8,7 +8,10 @@ import (
 	"github.com/chatls/chatls/tools"
 )
 
-type timeTool struct{ now func() time.Time }
+type timeTool struct {
+	readsOnly
+	now func() time.Time
+}
 
 var timeFormats = []any{"iso", "epoch", "epoch_ms", "rfc2822", "date", "time", nil}
 

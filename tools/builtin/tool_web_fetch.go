@@ -25,6 +25,7 @@ const (
 )
 
 type webFetchTool struct {
+	readsOnly
 	client *http.Client
 }
 
