@@ -178,7 +178,7 @@ func TestCutPointNothingToCut(t *testing.T) {
 	}, {
 		name: "an unfinished cycle right after the system message",
 		text: doc(msg("System", "s"), msg("Assistant", use("t1")), msg("You", pending("t1"))),
-		want: "nothing to compact: the tool calls at line 3 are unfinished and nothing before them can move; finish or reject them first",
+		want: "nothing to compact: the tool calls at line 4 are unfinished and nothing before them can move; finish or reject them first",
 	}, {
 		name: "no messages",
 		text: "just text\n",

@@ -9,8 +9,10 @@ import (
 
 // Builders of documents for the tests, in the shapes chatls writes.
 
-func use(id string) string {
-	return "**Tool Use:** `bash` (`" + id + "`)\n\n```json\n{\"command\":\"ls " + id + "\"}\n```\n"
+func use(id string) string { return bash(id, "ls "+id) }
+
+func bash(id, command string) string {
+	return "**Tool Use:** `bash` (`" + id + "`)\n\n```json\n{\"command\":\"" + command + "\"}\n```\n"
 }
 
 func result(id, content string) string {
@@ -22,7 +24,7 @@ func pending(id string) string {
 }
 
 func msg(role string, parts ...string) string {
-	return "@" + role + ":\n" + strings.Join(parts, "\n") + "\n"
+	return "@" + role + ":\n" + strings.Join(parts, "\n") + "\n\n"
 }
 
 func doc(msgs ...string) string { return strings.Join(msgs, "") }
