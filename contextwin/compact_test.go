@@ -126,7 +126,7 @@ func TestCompactShapes(t *testing.T) {
 		name:    "CRLF: the summary message too",
 		text:    strings.ReplaceAll(doc(msg("You", "q1"), msg("Assistant", "a1"), msg("You", "q2"), msg("Assistant", "a2"), msg("You", "")), "\n", "\r\n"),
 		summary: "Line one.\nLine two.",
-		wantNew: "@You:\r\n<!-- chatls:compacted 4 messages into x.archive-1.chat -->\r\n\r\nLine one.\r\nLine two.\r\n\r\n@You:\r\n\r\n\r\n",
+		wantNew: "@You:\r\n<!-- chatls:compacted 4 messages into x.archive-1.chat -->\r\n\r\nLine one.\r\nLine two.\r\n\r\n@You:\r\n\r\n",
 	}, {
 		name:    "the system prompt among the moved messages stays, before the summary",
 		text:    doc(msg("You", "q1"), msg("System", "Be brief."), msg("Assistant", "a1"), msg("You", "q2")),

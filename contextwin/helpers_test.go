@@ -24,7 +24,11 @@ func pending(id string) string {
 }
 
 func msg(role string, parts ...string) string {
-	return "@" + role + ":\n" + strings.Join(parts, "\n") + "\n\n"
+	body := strings.TrimRight(strings.Join(parts, "\n"), "\n")
+	if body == "" {
+		return "@" + role + ":\n\n"
+	}
+	return "@" + role + ":\n" + body + "\n\n"
 }
 
 func doc(msgs ...string) string { return strings.Join(msgs, "") }
