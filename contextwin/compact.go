@@ -39,16 +39,14 @@ func Compact(doc *chatdoc.Document, cut Cut, archivePath, summary string) (Compa
 		return Compaction{}, fmt.Errorf("the cut %+v does not fit the document's %d messages; find the cut again", cut, n)
 	}
 	start, end := doc.MessageSpan(cut.From).Start, messageStart(doc, cut.To)
-	moved := []chatdoc.Span{{Start: start, End: end}}
 	var kept string
 	if cut.Keep >= 0 {
 		k := doc.MessageSpan(cut.Keep)
 		kept = doc.Slice(k.Start, k.End)
-		moved = []chatdoc.Span{{Start: start, End: k.Start}, {Start: k.End, End: end}}
 	}
 	var archive strings.Builder
 	archive.WriteString(archiveHead(doc))
-	for _, s := range moved {
+	for _, s := range movedSpans(doc, cut) {
 		archive.WriteString(doc.Slice(s.Start, s.End))
 	}
 	c := Compaction{Moved: cut.Moved(), Archive: []byte(archive.String())}
