@@ -44,12 +44,16 @@ func Compact(doc *chatdoc.Document, cut Cut, archivePath, summary string) (Compa
 		k := doc.MessageSpan(cut.Keep)
 		kept = doc.Slice(k.Start, k.End)
 	}
-	var archive strings.Builder
-	archive.WriteString(archiveHead(doc))
-	for _, s := range movedSpans(doc, cut) {
-		archive.WriteString(doc.Slice(s.Start, s.End))
+	head, spans := archiveHead(doc), movedSpans(doc, cut)
+	size := len(head)
+	for _, s := range spans {
+		size += s.Len()
 	}
-	c := Compaction{Moved: cut.Moved(), Archive: []byte(archive.String())}
+	archive := append(make([]byte, 0, size), head...) // sized: megabytes, copied once more at most
+	for _, s := range spans {
+		archive = append(archive, doc.Slice(s.Start, s.End)...)
+	}
+	c := Compaction{Moved: cut.Moved(), Archive: archive}
 	c.Edit = chatdoc.TextEdit{
 		Span:    chatdoc.Span{Start: start, End: end},
 		NewText: kept + summaryMessage(c.Moved, filepath.Base(archivePath), summary, doc.Newline),
