@@ -48,7 +48,7 @@ type meta struct {
 	Whole      bool        `json:"whole,omitempty"`
 	Paths      []string    `json:"paths,omitempty"` // the named scope, relative
 	NotCovered []Uncovered `json:"notCovered,omitempty"`
-	Absent     []string    `json:"absent,omitempty"` // named paths that did not exist
+	Absent     []string    `json:"absent,omitempty"`   // named paths that did not exist
 	RewindTo   string      `json:"rewindTo,omitempty"` // set on a rewind's own checkpoint
 }
 
@@ -72,7 +72,7 @@ const (
 	stageAfter   = "after"
 )
 
-func docRefs(doc string) string          { return refRoot + key(doc) + "/" }
+func docRefs(doc string) string            { return refRoot + key(doc) + "/" }
 func callRef(doc, id, stage string) string { return docRefs(doc) + key(id) + "/" + stage }
 
 // relPaths makes the scope's paths relative to root and slash-separated,
