@@ -248,3 +248,8 @@ func uncovered(root string, us []Uncovered) []string {
 	}
 	return out
 }
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}
