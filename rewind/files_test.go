@@ -10,6 +10,7 @@ import (
 )
 
 func TestBinaryExecutableAndSymlinkFilesComeBackExactly(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"target.txt": "t\n", "other.txt": "o\n"})
 	bin := []byte{0, 1, 2, 0xff, 0xfe, '\r', '\n', 0, 'x'}
 	if err := os.WriteFile(filepath.Join(root, "blob.bin"), bin, 0o644); err != nil {
@@ -37,6 +38,7 @@ func TestBinaryExecutableAndSymlinkFilesComeBackExactly(t *testing.T) {
 }
 
 func TestLargeFilesAreListedNotCoveredAndLeftAlone(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"small.txt": "s\n", "big.dat": strings.Repeat("B", 2000)})
 	s := newStore(t, Options{MaxFileSize: 1000})
 	a := newAgent(t, s, root)
@@ -68,6 +70,7 @@ func TestLargeFilesAreListedNotCoveredAndLeftAlone(t *testing.T) {
 // the rewind cannot tell whether the user changed it since, so it is a
 // conflict, restored only on Overwrite.
 func TestFileGrownPastMaxFileSizeIsAConflict(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"grow.txt": "small\n"})
 	s := newStore(t, Options{MaxFileSize: 1000})
 	a := newAgent(t, s, root)
@@ -83,6 +86,7 @@ func TestFileGrownPastMaxFileSizeIsAConflict(t *testing.T) {
 }
 
 func TestNestedRepositoriesAreNotCovered(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"a.txt": "a\n"})
 	sh(t, root, `mkdir empty-repo && git -C empty-repo init -q
 mkdir clone && git -C clone init -q && echo x > clone/x && git -C clone add x && git -C clone commit -qm x`)
@@ -102,6 +106,7 @@ mkdir clone && git -C clone init -q && echo x > clone/x && git -C clone add x &&
 // way into the store; the store's info/attributes turns that off, so the
 // bytes restored are the bytes that were there.
 func TestLineEndingsAndFiltersOfGitattributesDoNotApply(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{".gitattributes": "* text eol=crlf\n*.dat filter=lfs\n"})
 	writeFiles(t, root, map[string]string{"crlf.txt": "one\r\ntwo\r\n", "lf.txt": "one\ntwo\n", "x.dat": "data\r\n"})
 	before := tree(t, root)
@@ -115,6 +120,7 @@ func TestLineEndingsAndFiltersOfGitattributesDoNotApply(t *testing.T) {
 }
 
 func TestFileToolCreatingAFileIsRemovedWithItsEmptyDirectories(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"keep/k.txt": "k\n"})
 	s := newStore(t, Options{})
 	a := newAgent(t, s, root)
@@ -138,6 +144,7 @@ func TestFileToolCreatingAFileIsRemovedWithItsEmptyDirectories(t *testing.T) {
 }
 
 func TestNamedIgnoredFileIsNotCovered(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{".gitignore": ".env\n"})
 	writeFiles(t, root, map[string]string{".env": "TOKEN=before\n"})
 	s := newStore(t, Options{})

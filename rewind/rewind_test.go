@@ -7,6 +7,7 @@ import (
 )
 
 func TestBashCallTrackedUntrackedIgnored(t *testing.T) {
+	t.Parallel()
 	root := newRepo(t, map[string]string{"a.txt": "one\n", ".gitignore": "*.log\n", "dir/b.txt": "bee\n"})
 	writeFiles(t, root, map[string]string{"u.txt": "untracked\n", "x.log": "secret-ignored-before\n"})
 	s := newStore(t, Options{})
