@@ -136,7 +136,8 @@ func dotGitHash(t testing.TB, root string) string {
 			h.Write(data)
 		}
 	}
-	h.Write([]byte(sh(t, root, "git status --porcelain --untracked-files=all --ignored")))
+	// GIT_OPTIONAL_LOCKS=0: status must not refresh the index it is checking.
+	h.Write([]byte(sh(t, root, "GIT_OPTIONAL_LOCKS=0 git status --porcelain --untracked-files=all --ignored")))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

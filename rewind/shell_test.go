@@ -29,7 +29,7 @@ func TestShellCommandsAreTakenBack(t *testing.T) {
 			t.Parallel()
 			root := newRepo(t, files)
 			before := tree(t, root)
-			status := sh(t, root, "git status --porcelain")
+			status := sh(t, root, "GIT_OPTIONAL_LOCKS=0 git status --porcelain")
 			s := newStore(t, Options{})
 			a := newAgent(t, s, root)
 			id := a.bash(tc.script)
