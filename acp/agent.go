@@ -306,7 +306,10 @@ func (a *Agent) faultAfter(err error) error {
 // silent is the fault of an agent that did not answer: it is stopped, so
 // the next send starts a fresh one.
 func (a *Agent) silent(what string, d time.Duration) error {
-	reason := fmt.Sprintf("the agent did not answer %s for %s", what, seconds(d))
+	reason := "the agent did not answer for " + seconds(d)
+	if what != "" {
+		reason = "the agent did not answer " + what + " for " + seconds(d)
+	}
 	if l := a.stderr.lastLines(3); len(l) > 0 {
 		reason += "; its stderr ended with: " + clip(strings.Join(l, " | "), 400)
 	}
