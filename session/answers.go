@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/contextwin"
 	"github.com/chatls/chatls/provider"
 )
 
@@ -24,17 +25,23 @@ type answerRecord struct {
 	attempts int
 	chain    string
 	outcome  string
+	// window is the model's context window in tokens (0: unknown), for
+	// the share the request used (SPEC §11).
+	window int
 }
 
 const assistantMarker = "@Assistant:"
 
 // lensTitle is the one line of the lens:
-// "claude-sonnet-4-5 · 12.3k in (10.1k cached) · 850 out · $0.0213 · 4.2 s".
+// "claude-sonnet-4-5 · 12.3k in (10.1k cached) · 6% of 200k · 850 out · $0.0213 · 4.2 s".
 func (a *answerRecord) lensTitle() string {
 	in := a.usage.InputTokens + a.usage.CacheReadTokens + a.usage.CacheWriteTokens
 	parts := []string{a.model, shortCount(in) + " in"}
 	if a.usage.CacheReadTokens > 0 {
 		parts[1] += " (" + shortCount(a.usage.CacheReadTokens) + " cached)"
+	}
+	if meter := contextwin.Meter(in, a.window); meter != "" {
+		parts = append(parts, meter)
 	}
 	parts = append(parts, shortCount(a.usage.OutputTokens+a.usage.ThoughtTokens)+" out")
 	if a.cost != nil {

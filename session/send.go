@@ -295,10 +295,14 @@ func (s *Session) stream(ctx context.Context, ds *Doc, st *streamState, send *se
 	}
 	progress.End(outcome)
 	cost := s.recordUsage(ds, req, chain, result, outcome)
+	// The file's send lock goes before the document stops counting as
+	// sending: a send started the moment after must not find it still held
+	// and blame "another chatls".
+	send.lock.Release()
 	s.mu.Lock()
 	if at := strings.Index(st.headerText, assistantMarker); st.header >= 0 && at >= 0 && (outcome == usagelog.OK || resp.Content()) {
 		ds.answers = append(ds.answers, &answerRecord{at: st.header + at, entry: req.Entry, model: req.Model, usage: result.Usage,
-			cost: cost, duration: result.Duration, attempts: result.Attempts, chain: chain.id, outcome: outcome})
+			cost: cost, duration: result.Duration, attempts: result.Attempts, chain: chain.id, outcome: outcome, window: contextWindow(req)})
 	}
 	ds.send, ds.stream = nil, nil
 	chain.afterResponse(toolUses, outcome == usagelog.OK)
@@ -357,6 +361,14 @@ func oneLine(s string) string {
 }
 
 // shortCount is a token count as the progress shows it: 850, 1.2k.
+// contextWindow is the request's model's window (0: unknown).
+func contextWindow(req *provider.Request) int {
+	if req.Info == nil {
+		return 0
+	}
+	return req.Info.ContextWindow
+}
+
 func shortCount(n int) string {
 	if n < 1000 {
 		return strconv.Itoa(n)
