@@ -110,6 +110,9 @@ type Job struct {
 	// Shape, when set, turns the tool's result into the one recorded and
 	// written (flemma.save_to); env is where it ran.
 	Shape func(res tools.Result, env tools.Env) tools.Result
+	// Checkpoint, when set, records the files the call may change right
+	// before it runs (SPEC §10) and returns what records them after it.
+	Checkpoint func(call tools.Call, env tools.Env) (after func())
 	// BeforeRun, when set (tests), runs right before the runner gets the call.
 	BeforeRun func()
 }
@@ -188,10 +191,15 @@ func (e *Executor) Run(base context.Context, t *Taken, j Job) Outcome {
 	// A cancel that came before the runner knew the call is in ctx: the
 	// tool does not start (and ctx stops it if the cancel comes now).
 	if ctx.Err() == nil {
+		after := func() {}
+		if j.Checkpoint != nil {
+			after = j.Checkpoint(call, env)
+		}
 		// The slot is the runner's to hand back once the tool has really
 		// returned (a tool that ignores the cancel keeps it).
 		handedOver = true
 		res = e.Runner.RunHolding(ctx, call, env, release)
+		after()
 	}
 	ended := time.Now()
 	if base.Err() != nil {

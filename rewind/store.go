@@ -38,8 +38,12 @@ type Store struct {
 
 // storeExclude is the store's info/exclude, read for every workspace:
 // .flemma/ holds chatls's own record of conversations (tool output, saved
-// files) that a rewind of the workspace must not take back.
-const storeExclude = "# chatls: never checkpointed\n.flemma/\n"
+// files) that a rewind of the workspace must not take back; and the .chat
+// files are the conversations themselves, which chatls writes while calls
+// run (results, answers) and the user types into: a rewind of files must
+// never put back an older conversation over what the user wrote (the
+// conversation's own rewind is --conversation, one edit of the document).
+const storeExclude = "# chatls: never checkpointed\n.flemma/\n*.chat\n"
 
 // storeAttributes is the store's info/attributes, which git ranks above a
 // workspace's .gitattributes: a checkpoint holds a file's bytes exactly,

@@ -125,6 +125,7 @@ func (s *Session) runTool(ds *Doc, id string, taken *execution.Taken) {
 		}
 		return saveTo(env.TempDir, saveTarget, res)
 	}
+	job.Checkpoint = func(call tools.Call, env tools.Env) func() { return s.checkpoint(ds, call, env) }
 	if testHookBeforeRun != nil {
 		job.BeforeRun = func() { testHookBeforeRun(id) }
 	}

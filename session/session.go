@@ -20,6 +20,7 @@ import (
 	"github.com/chatls/chatls/journal"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/provider/usagelog"
+	"github.com/chatls/chatls/rewind"
 	"github.com/chatls/chatls/tools"
 	"github.com/chatls/chatls/tools/custom"
 )
@@ -75,6 +76,11 @@ type Session struct {
 	started time.Time
 	// sandbox knows whether the bubblewrap binaries in use can start.
 	sandbox tools.SandboxState
+
+	// rewindStore holds the checkpoints (SPEC §10), opened on first use.
+	rewindOnce  sync.Once
+	rewindStore *rewind.Store
+	rewindErr   error
 
 	// tasks counts running goroutines so Close can wait for them.
 	tasks sync.WaitGroup

@@ -56,6 +56,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runDemo(args[1:], stdout, stderr)
 		case "send":
 			return runSend(args[1:], stdout, stderr)
+		case "checkpoints":
+			return runCheckpoints(args[1:], stdout, stderr)
+		case "rewind":
+			return runRewind(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -169,6 +173,12 @@ usage:
                                            send FILE to the model, run what the policy
                                            approves, repeat; exit 0 done, 1 error,
                                            2 a call waits for approval, 3 a guard stopped
+  chatls checkpoints FILE                  the calls of FILE that changed files, and what
+  chatls rewind FILE --to ID [--dry-run] [--conversation] [--overwrite]
+                                           put the files back as before call ID (and every
+                                           later call); exit 3 when files you changed since
+                                           were left alone
+  chatls rewind FILE --undo                take the last rewind back
   chatls check FILE...                     diagnostics as file:line:col: severity: message
   chatls parse --json FILE                 the parsed document as JSON
   chatls policy check TOOL 'JSON' [--file DOC.chat]   the policy decision and its trace
