@@ -21,11 +21,11 @@ import (
 func claudeCodeACP(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: claude-code-acp runs on Node")
+		skipUnlessRequired(t, "node is not installed: claude-code-acp runs on Node")
 	}
 	bin, _ := filepath.Abs("testdata/claude-code-acp/node_modules/.bin/claude-code-acp")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("claude-code-acp is not installed: run `npm ci --prefix acp/testdata/claude-code-acp`")
+		skipUnlessRequired(t, "claude-code-acp is not installed: run `npm ci --prefix acp/testdata/claude-code-acp`")
 	}
 	return bin
 }

@@ -22,11 +22,11 @@ const testLimit = 30 * time.Second
 func agentScript(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the ACP agent tests run a scripted agent on Node")
+		skipUnlessRequired(t, "node is not installed: the ACP agent tests run a scripted agent on Node")
 	}
 	dir, _ := filepath.Abs("testdata/agent")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules/@agentclientprotocol/sdk/package.json")); err != nil {
-		t.Skip("@agentclientprotocol/sdk is not installed: run `npm ci --prefix acp/testdata/agent`")
+		skipUnlessRequired(t, "@agentclientprotocol/sdk is not installed: run `npm ci --prefix acp/testdata/agent`")
 	}
 	return filepath.Join(dir, "agent.mjs")
 }
@@ -224,4 +224,14 @@ func (c *testClient) ReleaseTerminal(_ context.Context, id string) error {
 	defer c.mu.Unlock()
 	delete(c.terminals, id)
 	return nil
+}
+
+// skipUnlessRequired skips a test whose agent is not installed, unless
+// CHATLS_REQUIRE_ACP is set (CI installs them: there it must run).
+func skipUnlessRequired(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CHATLS_REQUIRE_ACP") != "" {
+		t.Fatal(why + " (CHATLS_REQUIRE_ACP is set: run acp/install-test-agents.sh)")
+	}
+	t.Skip(why)
 }
