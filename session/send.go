@@ -168,6 +168,12 @@ func (s *Session) startSend(ctx context.Context, ds *Doc, userStarted bool) erro
 		s.sendDiagnostic(ds, why)
 		return s.refuseSend(why)
 	}
+	if why := s.contextRefusal(ds, doc, req, eff.Context, userStarted); why != "" {
+		release()
+		s.disarm(ds)
+		s.sendDiagnostic(ds, why)
+		return s.refuseSend(why)
+	}
 	st := newStreamState(s.latest(ds))
 	s.mu.Lock()
 	send.model = req.Model

@@ -1,0 +1,47 @@
+package session
+
+import (
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/config"
+	"github.com/chatls/chatls/contextwin"
+	"github.com/chatls/chatls/provider"
+)
+
+// lastUsage is the newest answer of this session still in the document
+// with the provider's count, where the estimate starts (nil: none, so the
+// whole document is estimated).
+func (s *Session) lastUsage(ds *Doc, doc *chatdoc.Document) *contextwin.LastUsage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(ds.answers) - 1; i >= 0; i-- {
+		a := ds.answers[i]
+		if a.outcome != "ok" || !validAnswer(doc, a) {
+			continue
+		}
+		u := a.usage
+		return &contextwin.LastUsage{At: a.at,
+			InputTokens: u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens + u.ThoughtTokens}
+	}
+	return nil
+}
+
+// contextRefusal is why the request must not go out for the size of the
+// model's window (SPEC §11), "" when it may: at 100% always; at
+// context.warnAt when the autopilot would send it, so the user decides
+// (compact, or send it themselves).
+func (s *Session) contextRefusal(ds *Doc, doc *chatdoc.Document, req *provider.Request, ctx config.EffectiveContext, userStarted bool) string {
+	window := contextWindow(req)
+	if window <= 0 {
+		return ""
+	}
+	size := contextwin.Estimate(doc, s.lastUsage(ds, doc))
+	switch contextwin.LevelAt(contextwin.Share(size.Tokens, window), ctx.WarnAt) {
+	case contextwin.LevelOver:
+		return contextwin.RefuseMessage(size.Tokens, window)
+	case contextwin.LevelWarn:
+		if !userStarted {
+			return "the autopilot stopped: " + contextwin.WarnMessage(size.Tokens, window) + " Send again to go on anyway."
+		}
+	}
+	return ""
+}
