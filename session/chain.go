@@ -163,14 +163,18 @@ func sendProblemDiagnostic(doc *chatdoc.Document, msg string) []chatdoc.Diagnost
 	if msg == "" || doc.MessageCount() == 0 {
 		return nil
 	}
-	var at chatdoc.Span
+	return []chatdoc.Diagnostic{{Span: lastYouMarker(doc), Severity: chatdoc.SeverityWarning, Code: "send", Message: msg}}
+}
+
+// lastYouMarker is the `@You:` line the next send would send (the empty
+// span at the top when there is none).
+func lastYouMarker(doc *chatdoc.Document) chatdoc.Span {
 	for i := doc.MessageCount() - 1; i >= 0; i-- {
 		if m := doc.Message(i); m.Role == "You" {
-			at = m.MarkerSpan
-			break
+			return m.MarkerSpan
 		}
 	}
-	return []chatdoc.Diagnostic{{Span: at, Severity: chatdoc.SeverityWarning, Code: "send", Message: msg}}
+	return chatdoc.Span{}
 }
 
 // Status is chatls.status: what the document waits for, whether an

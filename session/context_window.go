@@ -45,3 +45,39 @@ func (s *Session) contextRefusal(ds *Doc, doc *chatdoc.Document, req *provider.R
 	}
 	return ""
 }
+
+// contextDiagnostic warns on the `@You:` marker once the next request
+// would reach context.warnAt of the model's window (SPEC §11). The window
+// is the one of this session's newest answer: before any, the model the
+// document will use is not resolved on a keystroke, and the send itself
+// checks (contextRefusal).
+func (s *Session) contextDiagnostic(ds *Doc, doc *chatdoc.Document, ctx config.EffectiveContext) []chatdoc.Diagnostic {
+	window := s.lastWindow(ds, doc)
+	if window <= 0 {
+		return nil
+	}
+	size := contextwin.Estimate(doc, s.lastUsage(ds, doc))
+	msg := ""
+	switch contextwin.LevelAt(contextwin.Share(size.Tokens, window), ctx.WarnAt) {
+	case contextwin.LevelWarn:
+		msg = contextwin.WarnMessage(size.Tokens, window)
+	case contextwin.LevelOver:
+		msg = contextwin.RefuseMessage(size.Tokens, window)
+	default:
+		return nil
+	}
+	return []chatdoc.Diagnostic{{Span: lastYouMarker(doc), Severity: chatdoc.SeverityWarning, Code: "context", Message: msg}}
+}
+
+// lastWindow is the context window of this session's newest answer still
+// in the document (0: none known).
+func (s *Session) lastWindow(ds *Doc, doc *chatdoc.Document) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(ds.answers) - 1; i >= 0; i-- {
+		if a := ds.answers[i]; a.window > 0 && validAnswer(doc, a) {
+			return a.window
+		}
+	}
+	return 0
+}

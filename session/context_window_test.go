@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/chatdoc"
 )
 
 // An autopilot chain that reaches context.warnAt stops with the warning
@@ -35,6 +37,16 @@ func TestAutopilotStopsAtTheContextWarning(t *testing.T) {
 	}
 	if st := ts.s.Status(d); st.Chain == nil || st.Chain.Turns != 1 || st.Sending {
 		t.Errorf("status %+v, want one request and nothing sending", st)
+	}
+	// The `@You:` marker warns, with the same figure.
+	doc := ts.s.Latest(d)
+	i := slices.IndexFunc(ts.s.Diagnostics(d, doc, true), func(dg chatdoc.Diagnostic) bool { return dg.Code == "context" })
+	if i < 0 {
+		t.Fatalf("no context diagnostic: %+v", ts.s.Diagnostics(d, doc, true))
+	}
+	if dg := ts.s.Diagnostics(d, doc, true)[i]; doc.Slice(dg.Span.Start, dg.Span.End) != "@You:" || dg.Span.Start == 0 ||
+		!strings.HasPrefix(dg.Message, "The conversation uses about 86% of the model's 1k-token context window") {
+		t.Errorf("context diagnostic %+v", dg)
 	}
 	// The lens shows the share the request used.
 	if lenses := ts.s.AnswerLenses(d, ts.s.Latest(d)); len(lenses) != 1 || !strings.Contains(lenses[0].Title, "· 80% of 1k ·") {

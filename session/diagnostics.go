@@ -109,7 +109,8 @@ func (s *Session) sessionDiagnostics(ds *Doc, doc *chatdoc.Document) []chatdoc.D
 	s.mu.Lock()
 	problem := ds.sendProblem
 	s.mu.Unlock()
-	return append(diags, sendProblemDiagnostic(doc, problem)...)
+	diags = append(diags, sendProblemDiagnostic(doc, problem)...)
+	return append(diags, s.contextDiagnostic(ds, doc, eff.Context)...)
 }
 
 // preview is the one-line description of a call (SPEC §3 formats), naming
