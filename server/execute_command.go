@@ -72,6 +72,13 @@ func commands() map[string]command {
 			}
 			return map[string]any{"cancelled": s.sess.CancelTool(c.ds, c.args.ID)}, nil
 		}},
+		"chatls.compact": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			done, err := s.sess.Compact(ctx, c.ds)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"archive": done.Archive, "moved": done.Moved}, nil
+		}},
 		"chatls.send": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
 			if err := s.sess.Send(ctx, c.ds); err != nil {
 				return nil, err

@@ -20,6 +20,13 @@ import (
 // (its tools are added when their sources are ready: toolDefinitions), the
 // provider and model its settings and frontmatter choose, the key.
 func (s *Session) buildRequest(ctx context.Context, ds *Doc, doc *chatdoc.Document) (*provider.Request, error) {
+	return s.buildRequestFor(ctx, ds, doc, "")
+}
+
+// buildRequestFor is buildRequest with the model given (model non-empty:
+// `provider/model` or `model`, which the document's frontmatter does not
+// override — context.summaryModel).
+func (s *Session) buildRequestFor(ctx context.Context, ds *Doc, doc *chatdoc.Document, model string) (*provider.Request, error) {
 	eff := s.settings.effectiveFor(ds.path)
 	home, _ := os.UserHomeDir()
 	// The tools are added when their sources are ready (toolDefinitions).
@@ -34,7 +41,9 @@ func (s *Session) buildRequest(ctx context.Context, ds *Doc, doc *chatdoc.Docume
 		return nil, err
 	}
 	var ops []frontmatter.OptionOp
-	if doc.Frontmatter != nil {
+	if model != "" {
+		eff.Model = model
+	} else if doc.Frontmatter != nil {
 		ops = frontmatter.Evaluate(doc.Frontmatter).Options
 	}
 	sel, ignored, err := provider.Select(eff, entries, ops)

@@ -1,0 +1,138 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/contextwin"
+	"github.com/chatls/chatls/provider"
+	"github.com/chatls/chatls/provider/usagelog"
+)
+
+// unknownWindow is the window assumed for a model the table does not
+// know, for how much compaction keeps: a common size today.
+const unknownWindow = 128000
+
+// Compacted is what a compaction did.
+type Compacted struct {
+	Archive string // the archive's path, beside the document
+	Moved   int    // messages moved into it
+}
+
+// Compact is chatls.compact (SPEC §11): the messages before the cut move,
+// verbatim, into NAME.archive-N.chat beside the document, and one `@You:`
+// message replaces them — the compacted line and the summary the model
+// wrote of them — as one edit the editor can undo. A failed summary
+// request, or a document changed while the model wrote, changes nothing.
+func (s *Session) Compact(ctx context.Context, ds *Doc) (Compacted, error) {
+	s.mu.Lock()
+	busy := ds.send != nil
+	s.mu.Unlock()
+	if busy {
+		return Compacted{}, s.refuseSend("an answer is streaming; compact once it ends (chatls.cancel stops it)")
+	}
+	if ds.path == "" {
+		return Compacted{}, &BadRequestError{Reason: "an unsaved document has no place for its archive: save it first"}
+	}
+	doc := s.latest(ds)
+	eff := s.settings.effectiveFor(ds.path)
+	req, err := s.buildRequestFor(ctx, ds, doc, eff.Context.SummaryModel)
+	if err != nil {
+		return Compacted{}, err
+	}
+	window := contextWindow(req)
+	if window <= 0 {
+		window = unknownWindow
+	}
+	cut, err := contextwin.CutPoint(doc, contextwin.KeepTokens(window, eff.Context.KeepRecent))
+	if err != nil {
+		return Compacted{}, &BadRequestError{Reason: err.Error()}
+	}
+	summary, err := s.summarize(ctx, ds, req, contextwin.SummaryRequest(doc, cut, window/2))
+	if err != nil {
+		return Compacted{}, fmt.Errorf("the summary request failed, nothing changed: %w", err)
+	}
+	archive, f, err := createArchive(ds.path)
+	if err != nil {
+		return Compacted{}, err
+	}
+	var done Compacted
+	applied := s.editDocument(ds, "chatls: compact the conversation", func(now *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+		if done.Moved > 0 && strings.Contains(now.Text(), contextwin.CompactedLine(done.Moved, filepath.Base(archive))) {
+			return nil, nil // landed on an earlier try
+		}
+		if now.Text() != doc.Text() {
+			return nil, errors.New("the document changed while the summary was written; compact it again")
+		}
+		c, err := contextwin.Compact(now, cut, archive, summary)
+		if err != nil {
+			return nil, err
+		}
+		if done.Moved == 0 { // the edit may be tried again: the archive is written once
+			if _, err := f.Write(c.Archive); err != nil {
+				return nil, fmt.Errorf("writing %s: %w", archive, err)
+			}
+			if err := f.Sync(); err != nil {
+				return nil, fmt.Errorf("writing %s: %w", archive, err)
+			}
+		}
+		done = Compacted{Archive: archive, Moved: c.Moved}
+		return []chatdoc.TextEdit{c.Edit}, nil
+	})
+	f.Close()
+	if !applied || done.Moved == 0 {
+		os.Remove(archive) // nothing left the document: nothing to keep
+		return Compacted{}, errors.New("the document was not compacted: it changed meanwhile, or the editor refused the edit")
+	}
+	return done, nil
+}
+
+// createArchive creates the first free NAME.archive-N.chat beside the
+// document, exclusively (two compactions never share one).
+func createArchive(docPath string) (string, *os.File, error) {
+	for range 100 {
+		name := contextwin.ArchiveName(docPath, func(p string) bool { _, err := os.Lstat(p); return err == nil })
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return name, f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", nil, fmt.Errorf("cannot create the archive beside %s: %w", filepath.Base(docPath), err)
+		}
+	}
+	return "", nil, fmt.Errorf("cannot find a free archive name beside %s", docPath)
+}
+
+// summarize sends the summary request (one user message, no tools) to the
+// document's model or context.summaryModel and returns its text. Its usage
+// is recorded in the current chain, so send.maxCost counts it.
+func (s *Session) summarize(ctx context.Context, ds *Doc, req *provider.Request, text string) (string, error) {
+	r := *req
+	r.Prompt = &provider.Prompt{Messages: []provider.Message{{Role: "user", Parts: []provider.Part{{Kind: provider.PartText, Text: text}}}}}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	var b strings.Builder
+	res, err := provider.Send(ctx, &r, func(e provider.Event) {
+		if e.Kind == provider.EventText {
+			b.WriteString(e.Text)
+		}
+	})
+	outcome := usagelog.OK
+	if err != nil {
+		outcome = usagelog.Error
+	}
+	s.recordUsage(ds, &r, s.chainFor(ds, false), res, outcome)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", errors.New("the model wrote an empty summary")
+	}
+	return strings.TrimSpace(b.String()), nil
+}
