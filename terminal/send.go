@@ -43,9 +43,28 @@ type Options struct {
 // the request stops, the abort marker is written). name is FILE as the
 // user wrote it, for messages. The error is the one line to print.
 func Run(name string, o Options, interrupted context.Context, stdout, stderr io.Writer) (int, error) {
-	path, err := filepath.Abs(name)
+	settings := map[string]any{"autopilot": true}
+	if o.Model != "" {
+		settings["model"] = o.Model
+	}
+	if o.MaxTurns > 0 {
+		settings["send"] = map[string]any{"maxTurns": o.MaxTurns}
+	}
+	r, closeFile, err := openFile(name, o, settings, interrupted, stderr)
 	if err != nil {
 		return Failed, err
+	}
+	defer closeFile()
+	return r.drive(stdout)
+}
+
+// openFile opens FILE in a session of its own, with FILE as its editor,
+// under FILE's send lock; closeFile stops the session (its tools, their
+// process groups, its files) and releases the lock.
+func openFile(name string, o Options, settings map[string]any, interrupted context.Context, stderr io.Writer) (r *run, closeFile func(), err error) {
+	path, err := filepath.Abs(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	// A symlink is the user's: the file it points at is written, the link kept.
 	if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -57,41 +76,36 @@ func Run(name string, o Options, interrupted context.Context, stdout, stderr io.
 	}
 	lock, err := docfile.Acquire(filepath.Join(stateDir, "locks"), path)
 	if err != nil {
-		return Failed, err
+		return nil, nil, err
 	}
-	defer lock.Release()
+	fail := func(err error) (*run, func(), error) {
+		lock.Release()
+		return nil, nil, err
+	}
 	stat, err := os.Stat(path)
 	if err != nil {
-		return Failed, err
+		return fail(err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Failed, err
+		return fail(err)
 	}
 	if err := docfile.CheckWritable(path); err != nil {
-		return Failed, err
+		return fail(err)
 	}
 	root, err := os.Getwd()
 	if err != nil {
-		return Failed, err
-	}
-	settings := map[string]any{"autopilot": true}
-	if o.Model != "" {
-		settings["model"] = o.Model
-	}
-	if o.MaxTurns > 0 {
-		settings["send"] = map[string]any{"maxTurns": o.MaxTurns}
+		return fail(err)
 	}
 	uri := fileuri.FromPath(path)
 	ed := newFileEditor(path, uri, string(data), stat, stderr)
 	sess := session.New(session.Options{Logger: o.Logger, UserConfigPath: o.ConfigPath, StateDir: stateDir, SendLockHeld: path}, ed)
 	ed.sess = sess
-	// Tools stop, their process groups die and files close before Run
-	// returns: nothing chatls send started outlives it.
-	defer sess.Close()
 	sess.Start([]string{root}, chatdoc.UTF8, settings)
-	r := &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
-	return r.drive(stdout)
+	r = &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
+	// Tools stop, their process groups die and files close before the
+	// command returns: nothing it started outlives it.
+	return r, func() { sess.Close(); lock.Release() }, nil
 }
 
 // run is one chatls send.

@@ -56,6 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runDemo(args[1:], stdout, stderr)
 		case "send":
 			return runSend(args[1:], stdout, stderr)
+		case "compact":
+			return runCompact(args[1:], stdout, stderr)
 		case "checkpoints":
 			return runCheckpoints(args[1:], stdout, stderr)
 		case "rewind":
@@ -173,6 +175,8 @@ usage:
                                            send FILE to the model, run what the policy
                                            approves, repeat; exit 0 done, 1 error,
                                            2 a call waits for approval, 3 a guard stopped
+  chatls compact [--model M] FILE          move the older turns into FILE's archive and
+                                           put the model's summary in their place
   chatls checkpoints FILE                  the calls of FILE that changed files, and what
   chatls rewind FILE --to ID [--dry-run] [--conversation] [--overwrite]
                                            put the files back as before call ID (and every
