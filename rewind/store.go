@@ -52,7 +52,7 @@ const storeExclude = "# chatls: never checkpointed\n.flemma/\n*.chat\n"
 const storeAttributes = "* -text !eol -filter -ident !working-tree-encoding\n"
 
 // Open opens the store in dir, creating it if needed. The caller passes
-// $XDG_STATE_HOME/chatls/checkpoints (DefaultDir).
+// $XDG_STATE_HOME/chatls/checkpoints (config.StateDir()/checkpoints).
 func Open(dir string, opt Options) (*Store, error) {
 	if opt.MaxFileSize <= 0 {
 		opt.MaxFileSize = DefaultMaxFileSize
@@ -91,19 +91,6 @@ func Open(dir string, opt Options) (*Store, error) {
 		}
 	}
 	return s, nil
-}
-
-// DefaultDir is where chatls keeps checkpoints: $XDG_STATE_HOME/chatls/checkpoints,
-// by default ~/.local/state/chatls/checkpoints.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "chatls", "checkpoints"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("rewind: no home directory for the checkpoint store; set XDG_STATE_HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "chatls", "checkpoints"), nil
 }
 
 // Dir is the store's directory.

@@ -20,11 +20,8 @@ const checkpointTimeout = 2 * time.Minute
 // it (most sessions never run one, and opening costs a git process).
 func (s *Session) checkpointStore() (*rewind.Store, error) {
 	s.rewindOnce.Do(func() {
-		dir, err := rewind.DefaultDir()
-		if err != nil {
-			s.rewindErr = err
-			return
-		}
+		// Beside the journal: $XDG_STATE_HOME/chatls/checkpoints (SPEC §10).
+		dir := filepath.Join(s.stateDir(), "checkpoints")
 		eff := s.settings.effectiveFor("")
 		s.rewindStore, s.rewindErr = rewind.Open(dir, rewind.Options{MaxFileSize: eff.Rewind.MaxFileSize, KeepDays: eff.Rewind.KeepDays})
 		if s.rewindErr == nil {

@@ -34,11 +34,7 @@ func openCheckpoints(name string) (*rewind.Store, string, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	dir, err := rewind.DefaultDir()
-	if err != nil {
-		return nil, "", err
-	}
-	store, err := rewind.Open(dir, rewind.Options{})
+	store, err := rewind.Open(filepath.Join(config.StateDir(), "checkpoints"), rewind.Options{})
 	return store, path, err
 }
 
