@@ -100,6 +100,15 @@ func (e *fakeEditor) RefreshHints()                   {}
 func (e *fakeEditor) CreateProgress(string) error     { return nil }
 func (e *fakeEditor) Progress(string, map[string]any) {}
 func (e *fakeEditor) notifyLocked()                   { close(e.changed); e.changed = make(chan struct{}) }
+func (e *fakeEditor) texts() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]string{}
+	for uri, d := range e.bufs {
+		out[uri] = d.Text()
+	}
+	return out
+}
 func (e *fakeEditor) text(uri string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -144,6 +153,12 @@ func (e *fakeEditor) typeAt(t *testing.T, uri, old, new string, find func(s, sub
 func (e *fakeEditor) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
+	// A condition may also read the session's state (Status().Sending),
+	// which can change after the editor's last change with nothing for the
+	// editor to see: it is looked at again now and then, too (under load
+	// the send's end used to come after the last edit, and the wait hung).
+	recheck := time.NewTicker(50 * time.Millisecond)
+	defer recheck.Stop()
 	for {
 		e.mu.Lock()
 		changed := e.changed
@@ -153,8 +168,9 @@ func (e *fakeEditor) waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		select {
 		case <-changed:
+		case <-recheck.C:
 		case <-deadline:
-			t.Fatalf("waited 20 s for %s", what)
+			t.Fatalf("waited 20 s for %s; the editor's texts: %q", what, e.texts())
 		}
 	}
 }
