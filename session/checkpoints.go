@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -59,6 +60,13 @@ func (s *Session) checkpoint(ds *Doc, call tools.Call, env tools.Env) (after fun
 		root = real // the touched paths are canonical
 	}
 	sc := rewind.Scope{Root: root, Doc: ds.path, ID: call.ID}
+	if touches.Workspace && tooWideToRecord(root) {
+		// A document outside any project (in ~ or /) has no workspace
+		// worth hashing whole before every bash call: the first would
+		// read the whole home directory.
+		s.showMessage(MessageInfo, "chatls: no checkpoint before "+call.Name+" ("+call.ID+"): its workspace is "+root+"; open the project folder as the workspace to be able to rewind it")
+		return nothing
+	}
 	if !touches.Workspace {
 		for _, p := range touches.Paths {
 			// A path outside the workspace (the temp dir, sandbox.writable)
@@ -91,4 +99,14 @@ func (s *Session) checkpoint(ds *Doc, call tools.Call, env tools.Env) (after fun
 			s.log.Warn("checkpoint after the call failed", zap.String("id", call.ID), zap.Error(err))
 		}
 	}
+}
+
+// tooWideToRecord says a root is the home directory or the file system's
+// root (or above the home directory).
+func tooWideToRecord(root string) bool {
+	home, err := os.UserHomeDir()
+	if real, rerr := filepath.EvalSymlinks(home); rerr == nil {
+		home = real
+	}
+	return root == "/" || err == nil && fspath.Within(home, root)
 }

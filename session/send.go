@@ -366,7 +366,6 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "-->", "- ->")
 }
 
-// shortCount is a token count as the progress shows it: 850, 1.2k.
 // contextWindow is the request's model's window (0: unknown).
 func contextWindow(req *provider.Request) int {
 	if req.Info == nil {
@@ -375,6 +374,7 @@ func contextWindow(req *provider.Request) int {
 	return req.Info.ContextWindow
 }
 
+// shortCount is a token count as the progress shows it: 850, 1.2k.
 func shortCount(n int) string {
 	if n < 1000 {
 		return strconv.Itoa(n)
