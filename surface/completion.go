@@ -68,7 +68,9 @@ func Completion(doc *chatdoc.Document, enc chatdoc.Encoding, pos chatdoc.Positio
 		return statusItems(items, edit(ls+m[2], wordEnd, ""))
 	}
 	if m := toolNameBefore.FindStringSubmatchIndex(before); m != nil {
-		end := off + strings.IndexByte(text.str(off, le)+"`", '`')
+		// The name ends at its backtick, or at a lone CR, which an LSP
+		// client counts as a line break (the edit must stay on its line).
+		end := off + strings.IndexAny(text.str(off, le)+"`", "`\r")
 		return nameItems(items, edit(ls+m[2], end, ""), toolNames, nil)
 	}
 	if start, end, ok := frontmatterStringAt(doc, &text, off, ls, le); ok {
