@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatls/chatls/internal/testfs"
 )
@@ -101,10 +103,18 @@ func chatlsIn(t *testing.T, dir, userConfig, state string, args ...string) (code
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config")
 	testfs.Write(t, filepath.Join(cfg, "chatls", "config.toml"), userConfig)
-	cmd := exec.Command(binary, args...)
+	// A bound far above any run on a busy machine, so that a hang fails
+	// with a message instead of holding the suite until its timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+state)
-	return runCommand(t, cmd)
+	code, stdout, stderr = runCommand(t, cmd)
+	if ctx.Err() != nil {
+		t.Fatalf("chatls %v did not end within 5 minutes (stderr %q)", args, stderr)
+	}
+	return code, stdout, stderr
 }
 
 // expectFiles checks the files' contents; "" means the file must not exist.

@@ -127,7 +127,7 @@ func runRewind(args []string, stdout, stderr io.Writer) int {
 	id := *to
 	if *undo {
 		if id, err = store.LastRewind(ctx, path); err != nil || id == "" {
-			fmt.Fprintln(stderr, "chatls rewind: nothing to undo: FILE has no rewind", errText(err))
+			fmt.Fprintln(stderr, "chatls rewind: nothing to undo: "+fs.Arg(0)+" has no rewind", errText(err))
 			return 1
 		}
 	}
