@@ -154,16 +154,34 @@ type applyReply struct {
 	err error
 }
 
-// applyEdit sends workspace/applyEdit without waiting for the reply.
+// applyEdit sends workspace/applyEdit and returns without waiting for the
+// reply. The request is on the wire when it returns: edits reach the client
+// in the order they were made. A silent client (Vim's ALE) gets the next
+// edit right after this one, built on this one's result; sent from a
+// goroutine each, two such edits could cross on the way (ALE applied the
+// second first and put the answer's text on a line of its own).
 func (s *Server) applyEdit(params lspext.ApplyWorkspaceEditParams) <-chan applyReply {
 	out := make(chan applyReply, 1)
+	timeout := session.EditReplyTimeout
+	if s.answered.Load() {
+		timeout = max(timeout, session.SlowReplyTimeout) // it answers: a late answer is a busy editor
+	}
+	conn := s.rpc()
+	if conn == nil {
+		out <- applyReply{err: errors.New("not connected")}
+		return out
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, timeout)
+	wait, err := conn.DispatchCall(ctx, "workspace/applyEdit", params)
+	if err != nil {
+		cancel()
+		out <- applyReply{err: err}
+		return out
+	}
 	go func() {
+		defer cancel()
 		var res lspext.ApplyWorkspaceEditResult
-		timeout := session.EditReplyTimeout
-		if s.answered.Load() {
-			timeout = max(timeout, session.SlowReplyTimeout) // it answers: a late answer is a busy editor
-		}
-		err := s.call("workspace/applyEdit", params, &res, timeout)
+		err := wait.Wait(ctx, &res)
 		if err == nil {
 			s.answered.Store(true)
 		}
