@@ -52,7 +52,10 @@ func TestCLIRewindTakesBackBashAndWrite(t *testing.T) {
 		t.Fatalf("send: exit %d: %s", code, stderr)
 	}
 	agents := map[string]string{"a.txt": "two\n", "new.txt": "new\n"}
-	expectFiles(t, dir, agents)
+	if expectFiles(t, dir, agents) {
+		chat, _ := os.ReadFile(file)
+		t.Fatalf("the calls did not make the agent's files; the conversation:\n%s", chat)
+	}
 
 	code, stdout, stderr := chatlsIn(t, dir, config, state, "checkpoints", "a.chat")
 	if code != 0 || !strings.Contains(stdout, "c1  ") || !strings.Contains(stdout, "bash (whole workspace)") ||
@@ -118,17 +121,20 @@ func chatlsIn(t *testing.T, dir, userConfig, state string, args ...string) (code
 }
 
 // expectFiles checks the files' contents; "" means the file must not exist.
-func expectFiles(t *testing.T, dir string, want map[string]string) {
+func expectFiles(t *testing.T, dir string, want map[string]string) (failed bool) {
 	t.Helper()
 	for name, content := range want {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		switch {
 		case content == "" && err == nil:
 			t.Errorf("%s exists (%q), want it gone", name, got)
+			failed = true
 		case content != "" && string(got) != content:
 			t.Errorf("%s = %q (%v), want %q", name, got, err, content)
+			failed = true
 		}
 	}
+	return failed
 }
 
 // hashTree hashes every name, mode and byte under dir.
