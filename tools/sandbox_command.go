@@ -43,9 +43,15 @@ func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
 	writable := writableDirs(env)
 	home, _ := os.UserHomeDir()
 	emptyFile() // made before the scan, so the scan masks the directory holding it
-	view := planSandboxView(writable, home)
+	view, err := planSandboxView(writable, home).fit(append(slices.Clone(writable), dir, home))
+	if err != nil {
+		return nil, err
+	}
 	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
-	cmd := exec.Command(bwrap, append(args, argv...)...)
+	cmd, err := bwrapCommand(bwrap, args, argv)
+	if err != nil {
+		return nil, err
+	}
 	cmd.Dir = dir
 	cmd.Env = withStorePath(sandboxEnviron(env, os.Environ()), env)
 	return cmd, nil
