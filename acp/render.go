@@ -139,7 +139,8 @@ func (t *Transcript) render(final bool, abort string) string {
 	var b strings.Builder
 	for i, rd := range t.rounds {
 		last := i == len(t.rounds)-1
-		var r chatdoc.Response
+		// Spaced, as the transcript writes its results (resultBlock).
+		r := chatdoc.Response{SpacedHeaders: true}
 		b.WriteString(r.Start(tail(b.String())))
 		fed := ""
 		for _, it := range rd.items {

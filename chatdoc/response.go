@@ -19,6 +19,11 @@ import (
 // model opened is closed before chatls writes a block of its own, so it
 // can't swallow the tool uses, the abort marker or the `@You:` after it.
 type Response struct {
+	// SpacedHeaders puts a blank line between a tool use's header and its
+	// fence, for a document that writes its headers so (HeaderGap); the
+	// zero value writes them compact, Flemma 0.13's default (SPEC §1).
+	SpacedHeaders bool
+
 	tail     string // the last two characters written, header included
 	content  bool   // something of the answer was written (or is held)
 	lead     string // whitespace-only text before content: not written
@@ -183,11 +188,16 @@ func (r *Response) settle() string {
 }
 
 // ToolUse is a finished call: its compact JSON input in a fence longer
-// than any backtick run inside it.
+// than any backtick run inside it, right under its header or after a
+// blank line (SpacedHeaders).
 func (r *Response) ToolUse(name, id, input string) string {
 	held := r.settle()
 	fence := strings.Repeat("`", max(3, longestRun(input, '`')+1))
-	block := r.prefix() + "**Tool Use:** `" + name + "` (`" + id + "`)\n\n" + fence + "json\n" + input + "\n" + fence + "\n"
+	gap := ""
+	if r.SpacedHeaders {
+		gap = "\n"
+	}
+	block := r.prefix() + "**Tool Use:** `" + name + "` (`" + id + "`)\n" + gap + fence + "json\n" + input + "\n" + fence + "\n"
 	if !r.content && strings.HasPrefix(block, "**Tool Use:**") {
 		block = "\n" + block // Flemma puts a tool use that opens the answer after a blank line
 	}

@@ -7,10 +7,11 @@ import (
 
 // What a response writes reads back as the same message: text, tool uses
 // with their IDs and inputs, signed and redacted thinking at the end, the
-// abort marker, and an empty @You: to type in.
+// abort marker, and an empty @You: to type in. This one is for a document
+// with spaced headers (TestResponseToolUsesFollowTheHeaderGap has both).
 func TestResponseReadsBack(t *testing.T) {
 	question := "@You:\nlist the files\n"
-	var r Response
+	r := Response{SpacedHeaders: true}
 	out := question + r.Start(question)
 	out += r.Text("I'll look.")
 	out += r.ToolUse("bash", "toolu_01", `{"command":"ls"}`)
@@ -75,7 +76,7 @@ func TestResponseAbortAndHeaders(t *testing.T) {
 // after a blank line (its prefix is "\n" unless the content so far ends
 // with a line ending).
 func TestResponseStartsAsFlemma014(t *testing.T) {
-	tool := "**Tool Use:** `bash` (`toolu_01`)\n\n```json\n{}\n```\n"
+	tool := "**Tool Use:** `bash` (`toolu_01`)\n```json\n{}\n```\n"
 	for _, c := range []struct {
 		name string
 		play func(r *Response) string
@@ -110,5 +111,38 @@ func TestResponseStartsAsFlemma014(t *testing.T) {
 	r.Start("go\n")
 	if r.Text("\n \n"); r.Content() {
 		t.Error("whitespace alone counts as content: the empty @Assistant: would stay")
+	}
+}
+
+// A streamed tool use is written as the document writes its headers
+// (SPEC §1 "Compact headers"): right under its header in a document
+// without tool headers or with compact ones, after a blank line in one
+// with spaced ones; the placeholders that follow take the same shape.
+func TestResponseToolUsesFollowTheHeaderGap(t *testing.T) {
+	spaced := "@You:\nrun\n\n@Assistant:\n**Tool Use:** `bash` (`a`)\n\n```json\n{}\n```\n\n@You:\n\n**Tool Result:** `a`\n\n```\nok\n```\n\nagain\n"
+	compact := strings.ReplaceAll(spaced, ")\n\n```", ")\n```")
+	compact = strings.ReplaceAll(compact, "`a`\n\n```", "`a`\n```")
+	for _, c := range []struct {
+		name, doc, gap string
+	}{
+		{"no tool headers", "@You:\nrun\n", ""},
+		{"compact headers", compact, ""},
+		{"spaced headers", spaced, "\n"},
+	} {
+		doc := Parse(c.doc)
+		r := Response{SpacedHeaders: doc.HeaderGap() != ""}
+		out := c.doc + r.Start(c.doc) + r.ToolUse("bash", "b", "{}") + r.End("")
+		want := c.doc + "\n@Assistant:\n\n**Tool Use:** `bash` (`b`)\n" + c.gap + "```json\n{}\n```\n\n@You:\n\n"
+		if out != want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.name, out, want)
+			continue
+		}
+		after := Parse(out)
+		if got := after.HeaderGap(); got != c.gap {
+			t.Errorf("%s: the answer leaves the header gap %q, want %q", c.name, got, c.gap)
+		}
+		if u := after.ToolUse("b"); u == nil || u.Fence == nil {
+			t.Errorf("%s: the streamed tool use does not read back: %+v", c.name, u)
+		}
 	}
 }

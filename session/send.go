@@ -215,6 +215,8 @@ func (s *Session) stream(ctx context.Context, ds *Doc, st *streamState, send *se
 	req.Prompt.Tools = defs
 	s.mu.Lock()
 	if err == nil {
+		// The answer's tool uses are written as the document writes its headers.
+		resp.SpacedHeaders = ds.snap.HeaderGap() != ""
 		st.push(resp.Start(tailOf(ds.snap)))
 	}
 	s.mu.Unlock()

@@ -128,7 +128,7 @@ func TestChainRunsToTheEnd(t *testing.T) {
 		return strings.Contains(ts.ed.text(uri), "It is 42.") && !st.Sending && st.Chain != nil && !st.Chain.Armed
 	})
 	text := ts.ed.text(uri)
-	for _, want := range []string{"**Tool Result:** `k1`\n\n```\n42\n```", "@Assistant:\nIt is 42.\n\n@You:\n"} {
+	for _, want := range []string{"**Tool Result:** `k1`\n```\n42\n```", "@Assistant:\nIt is 42.\n\n@You:\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}

@@ -97,7 +97,7 @@ never fires: send pending changes here, as the timer would."
       (conv-key "C-c C-a")
       (conv-check (concat label ": C-c C-a outside a call says which call it approves")
                   (member (format "chatls: approving bash toolu_01 (line %d)"
-                                  (+ 15 (cl-count ?\n prefix)))
+                                  (+ 14 (cl-count ?\n prefix)))
                           conv-messages)
                   conv-messages)
       (when (conv-check (concat label ": turn 2 — the result, sent again, the second answer and call")

@@ -125,7 +125,7 @@ local function conversation(label, name, prefix)
   local n = #notes
   press('<LocalLeader>y')
   check(label .. ': \\y outside a call says which call it approves',
-    vim.tbl_contains(notes_since(n), ('chatls: approving bash toolu_01 (line %d)'):format(15 + select(2, prefix:gsub('\n', '')))),
+    vim.tbl_contains(notes_since(n), ('chatls: approving bash toolu_01 (line %d)'):format(14 + select(2, prefix:gsub('\n', '')))),
     table.concat(notes_since(n), ' | '))
   ok = settle(buf, turn2, 'waits for approval')
   check(label .. ': turn 2 — the result, sent again, the second answer and call', ok, show(text(buf)))

@@ -96,7 +96,7 @@ function! s:Conversation(label, name, prefix) abort
   call cursor(1, 1)
   messages clear
   execute "normal \\y"
-  let l:line = 15 + len(split(a:prefix, "\n"))
+  let l:line = 14 + len(split(a:prefix, "\n"))
   call s:Check(a:label . ': \y outside a call says which call it approves',
   \   s:Messages() =~# 'chatls: approving bash toolu_01 (line ' . l:line . ')', s:Messages())
   call cursor(1, 1)

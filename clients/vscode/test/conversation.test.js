@@ -102,7 +102,7 @@ async function conversation(name, prefix) {
     assert.equal(sent?.message, 'sending', JSON.stringify(sent));
     await settle(ed, prefix + read('after-1.chat'), /waits for approval/, 'turn 1: the answer and its pending call');
     const first = await act(ed, 0, /^Approve bash/);
-    assert.deepEqual([first.id, first.name, first.header + 1], ['toolu_01', 'bash', 15 + prefix.split('\n').length - 1]);
+    assert.deepEqual([first.id, first.name, first.header + 1], ['toolu_01', 'bash', 14 + prefix.split('\n').length - 1]);
     await settle(ed, prefix + read('after-2.chat'), /waits for approval/, 'turn 2: the result, sent again, the second answer');
     assert.equal(pending(splitLines(ed.doc.getText())).length, 1);
     await act(ed, 0, /^Reject bash/);

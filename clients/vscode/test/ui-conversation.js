@@ -149,7 +149,7 @@ async function conversation({ page, step, ws, logs }) {
   await step('turn 2: Ctrl+Alt+Y on line 1 approves the nearest call (the status bar names it)', async () => {
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Control+Alt+y');
-    const line = 15 + THREE.split('\n').length - 1;
+    const line = 14 + THREE.split('\n').length - 1;
     await statusBar(`chatls: approving bash toolu_01 (line ${line})`).waitFor({ timeout: LONG });
   });
   await step('turn 2: the result, sent again, the second answer and its call', () =>
