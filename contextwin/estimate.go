@@ -40,6 +40,17 @@ type Size struct {
 	FileTokens int
 }
 
+// Without is the estimate once bytes of the document's text are gone
+// (trimmed), at the rate that estimated them: 4 bytes a token after a
+// count, 3.5 without one. Bytes the count included come off at 4 bytes a
+// token too, rounded down: the estimate stays on the high side.
+func (s Size) Without(bytes int) int {
+	if s.Counted > 0 {
+		return max(0, s.Tokens-bytes/bytesPerToken)
+	}
+	return max(0, s.Tokens-bytes*uncountedTokens/uncountedBytes)
+}
+
 // Estimator estimates request sizes. The zero value counts text only.
 type Estimator struct {
 	// FileTokens, when set, is what an `@./file` reference adds to the

@@ -21,6 +21,8 @@ type codeAction struct {
 	IsPreferred bool                  `json:"isPreferred,omitempty"`
 	Edit        *lspext.WorkspaceEdit `json:"edit,omitempty"`
 	Command     *protocol.Command     `json:"command,omitempty"`
+	// Diagnostics are the ones the action fixes (the context window's).
+	Diagnostics []lspext.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // codeActions offers the approval actions of SPEC §3 at a placeholder or
@@ -53,6 +55,7 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 		}
 		actions = append(actions, fix.codeAction)
 	}
+	actions = append(actions, s.contextActions(snap, span)...)
 	return actions, nil
 }
 

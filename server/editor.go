@@ -74,13 +74,7 @@ func (e lspEditor) Changed(d *session.Doc) {
 	diags := s.sess.Diagnostics(d, doc, true)
 	out := make([]lspext.Diagnostic, 0, len(diags))
 	for _, dg := range diags {
-		out = append(out, lspext.Diagnostic{
-			Range:    lspRange(doc, dg.Span, enc),
-			Severity: int(dg.Severity),
-			Code:     dg.Code,
-			Source:   "chatls",
-			Message:  dg.Message,
-		})
+		out = append(out, lspDiagnostic(doc, dg, enc))
 	}
 	s.publishDiagnostics(d.URI(), &version, out)
 	notice := s.sess.Notice(d)

@@ -79,6 +79,13 @@ func commands() map[string]command {
 			}
 			return map[string]any{"archive": done.Archive, "moved": done.Moved}, nil
 		}},
+		"chatls.trim": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			done, err := s.sess.Trim(ctx, c.ds)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"archive": done.Archive, "trimmed": done.Trimmed, "saved": done.Saved}, nil
+		}},
 		"chatls.send": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
 			if err := s.sess.Send(ctx, c.ds); err != nil {
 				return nil, err

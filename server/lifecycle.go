@@ -14,6 +14,7 @@ import (
 var serverCommands = []string{
 	"chatls.advance", "chatls.run", "chatls.cancel", "chatls.alwaysAllow", "chatls.explain", "chatls.listTools",
 	"chatls.approve", "chatls.reject", // code lenses can only carry commands
+	"chatls.compact", "chatls.trim", // the context window's code actions (SPEC §11)
 }
 
 func (s *Server) initialize(raw *json.RawMessage) (any, error) {

@@ -28,6 +28,11 @@ type answerRecord struct {
 	// window is the model's context window in tokens (0: unknown), for
 	// the share the request used (SPEC §11).
 	window int
+	// countedAt is at when the answer ended, when the provider's count
+	// described the text before it: what was added or taken out before
+	// the answer since (a trim, a compaction, their undo, the user's own
+	// edits above) moves the estimate of the next request by its size.
+	countedAt int
 }
 
 const assistantMarker = "@Assistant:"

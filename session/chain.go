@@ -202,6 +202,9 @@ type Status struct {
 	// Jobs counts the background jobs running in this session (Flemma
 	// 0.12): their results arrive in the document when they end.
 	Jobs int `json:"jobs,omitempty"`
+	// Context is the estimate of the next request against the model's
+	// window once it reaches context.warnAt (SPEC §11); nil below.
+	Context *contextShown `json:"context,omitempty"`
 }
 
 // usageShown is the last answer's usage in the status.
@@ -211,6 +214,9 @@ type usageShown struct {
 	InputTokens  int      `json:"inputTokens"`
 	OutputTokens int      `json:"outputTokens"`
 	CostUSD      *float64 `json:"costUSD"`
+	// ContextWindow is the model's window (0: unknown): InputTokens of
+	// it is the share Text shows ("63% of 200k").
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 type chainShown struct {
@@ -224,6 +230,7 @@ func (s *Session) Status(ds *Doc) Status {
 	st := Status{Report: ds.cycleParts.Count(doc, l)}
 	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
 	st.Unsandboxed = s.sandboxProblemFor(ds.path) != ""
+	st.Context = s.contextStatus(ds, doc)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ds.send != nil {
@@ -233,7 +240,7 @@ func (s *Session) Status(ds *Doc) Status {
 		a := ds.answers[n-1]
 		st.Usage = &usageShown{Text: a.lensTitle(), Model: a.model, CostUSD: a.cost,
 			InputTokens:  a.usage.InputTokens + a.usage.CacheReadTokens + a.usage.CacheWriteTokens,
-			OutputTokens: a.usage.OutputTokens + a.usage.ThoughtTokens}
+			OutputTokens: a.usage.OutputTokens + a.usage.ThoughtTokens, ContextWindow: a.window}
 	}
 	if c := ds.chain; c != nil {
 		st.Chain = &chainShown{ID: c.id, Armed: c.armed, Turns: c.turns}

@@ -46,13 +46,20 @@ func (s *Session) Compact(ctx context.Context, ds *Doc) (Compacted, error) {
 	if err != nil {
 		return Compacted{}, err
 	}
+	// The cut keeps a share of the conversation's window; the summary
+	// request must fit the summary model's.
+	var own *provider.Request
+	if eff.Context.SummaryModel == "" {
+		own = req
+	}
+	keep := contextwin.KeepTokens(s.conversationWindow(ctx, ds, doc, own), eff.Context.KeepRecent)
+	cut, err := contextwin.CutPoint(doc, keep)
+	if err != nil {
+		return Compacted{}, &BadRequestError{Reason: err.Error()}
+	}
 	window := contextWindow(req)
 	if window <= 0 {
 		window = unknownWindow
-	}
-	cut, err := contextwin.CutPoint(doc, contextwin.KeepTokens(window, eff.Context.KeepRecent))
-	if err != nil {
-		return Compacted{}, &BadRequestError{Reason: err.Error()}
 	}
 	summary, err := s.summarize(ctx, ds, req, contextwin.SummaryRequest(doc, cut, window/2))
 	if err != nil {
@@ -75,11 +82,8 @@ func (s *Session) Compact(ctx context.Context, ds *Doc) (Compacted, error) {
 			return nil, err
 		}
 		if done.Moved == 0 { // the edit may be tried again: the archive is written once
-			if _, err := f.Write(c.Archive); err != nil {
-				return nil, fmt.Errorf("writing %s: %w", archive, err)
-			}
-			if err := f.Sync(); err != nil {
-				return nil, fmt.Errorf("writing %s: %w", archive, err)
+			if err := writeArchive(f, archive, c.Archive); err != nil {
+				return nil, err
 			}
 		}
 		done = Compacted{Archive: archive, Moved: c.Moved}
@@ -127,7 +131,7 @@ func (s *Session) summarize(ctx context.Context, ds *Doc, req *provider.Request,
 	if err != nil {
 		outcome = usagelog.Error
 	}
-	s.recordUsage(ds, &r, s.chainFor(ds, false), res, outcome)
+	s.recordUsage(ds, &r, s.summaryChain(ds), res, outcome)
 	if err != nil {
 		return "", err
 	}
@@ -135,4 +139,46 @@ func (s *Session) summarize(ctx context.Context, ds *Doc, req *provider.Request,
 		return "", errors.New("the model wrote an empty summary")
 	}
 	return strings.TrimSpace(b.String()), nil
+}
+
+// writeArchive writes an archive's bytes and syncs them: the document
+// loses them only once they are on disk.
+func writeArchive(f *os.File, path string, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// conversationWindow is the context window of the document's model: its
+// newest answer's, else the one of req (built for the document's model;
+// nil: built here), else unknownWindow. Compaction and trimming keep
+// context.keepRecent of it.
+func (s *Session) conversationWindow(ctx context.Context, ds *Doc, doc *chatdoc.Document, req *provider.Request) int {
+	if w := s.lastWindow(ds, doc); w > 0 {
+		return w
+	}
+	if req == nil {
+		req, _ = s.buildRequest(ctx, ds, doc)
+	}
+	if req != nil && contextWindow(req) > 0 {
+		return contextWindow(req)
+	}
+	return unknownWindow
+}
+
+// summaryChain is the chain a summary request counts in, for
+// send.maxCost: the document's current one. Without one it starts a
+// chain that is not armed, so the compacted document is not sent by the
+// autopilot: the summary is the user's to read first.
+func (s *Session) summaryChain(ds *Doc) *chainState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds.chain == nil {
+		ds.chain = &chainState{id: newChainID(), asked: map[string]int{}, held: map[string]bool{}}
+	}
+	return ds.chain
 }

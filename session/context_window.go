@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strings"
+
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/contextwin"
@@ -20,9 +22,19 @@ func (s *Session) lastUsage(ds *Doc, doc *chatdoc.Document) *contextwin.LastUsag
 		}
 		u := a.usage
 		return &contextwin.LastUsage{At: a.at,
-			InputTokens: u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens + u.ThoughtTokens}
+			InputTokens: max(0, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens+u.OutputTokens+u.ThoughtTokens+changedBefore(a.at-a.countedAt))}
 	}
 	return nil
+}
+
+// changedBefore is what bytes added (> 0) or taken out (< 0) before the
+// counted answer change its count, at 4 bytes a token: additions rounded
+// up, removals down, so that the estimate errs high.
+func changedBefore(bytes int) int {
+	if bytes >= 0 {
+		return (bytes + 3) / 4
+	}
+	return -(-bytes / 4)
 }
 
 // contextRefusal is why the request must not go out for the size of the
@@ -34,6 +46,9 @@ func (s *Session) contextRefusal(ds *Doc, doc *chatdoc.Document, req *provider.R
 	if window <= 0 {
 		return ""
 	}
+	s.mu.Lock()
+	ds.requestWindow = window // the warning can show before any answer
+	s.mu.Unlock()
 	size := contextwin.Estimate(doc, s.lastUsage(ds, doc))
 	switch contextwin.LevelAt(contextwin.Share(size.Tokens, window), ctx.WarnAt) {
 	case contextwin.LevelOver:
@@ -70,7 +85,8 @@ func (s *Session) contextDiagnostic(ds *Doc, doc *chatdoc.Document, ctx config.E
 }
 
 // lastWindow is the context window of this session's newest answer still
-// in the document (0: none known).
+// in the document, else of the last request built for it (a send refused
+// for its size); 0: none known.
 func (s *Session) lastWindow(ds *Doc, doc *chatdoc.Document) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,5 +95,38 @@ func (s *Session) lastWindow(ds *Doc, doc *chatdoc.Document) int {
 			return a.window
 		}
 	}
-	return 0
+	return ds.requestWindow
+}
+
+// contextShown is the next request's estimate in the status (chatls/status
+// and every client's status line), from context.warnAt on.
+type contextShown struct {
+	Tokens int    `json:"tokens"` // the estimate of the next request
+	Window int    `json:"window"` // the model's context window
+	Level  string `json:"level"`  // "warn" (from context.warnAt) or "over" (refused)
+	// Text is the status line's part: "context 86% of 1k: compact the
+	// conversation".
+	Text string `json:"text"`
+}
+
+// contextStatus is the next request's estimate for the status once it
+// reaches context.warnAt of the window contextDiagnostic uses; nil below,
+// or with no window known.
+func (s *Session) contextStatus(ds *Doc, doc *chatdoc.Document) *contextShown {
+	window := s.lastWindow(ds, doc)
+	if window <= 0 {
+		return nil
+	}
+	size := contextwin.Estimate(doc, s.lastUsage(ds, doc))
+	c := &contextShown{Tokens: size.Tokens, Window: window}
+	switch contextwin.LevelAt(contextwin.Share(size.Tokens, window), s.settings.effectiveFor(ds.path).Context.WarnAt) {
+	case contextwin.LevelWarn:
+		c.Level = "warn"
+	case contextwin.LevelOver:
+		c.Level = "over"
+	default:
+		return nil
+	}
+	c.Text = "context " + contextwin.Meter(size.Tokens, window) + ": " + strings.ToLower(contextwin.ActionCompact[:1]) + contextwin.ActionCompact[1:]
+	return c
 }

@@ -109,8 +109,12 @@ func (s *Session) sessionDiagnostics(ds *Doc, doc *chatdoc.Document) []chatdoc.D
 	s.mu.Lock()
 	problem := ds.sendProblem
 	s.mu.Unlock()
+	window := s.contextDiagnostic(ds, doc, eff.Context)
+	if len(window) > 0 && window[0].Message == problem {
+		problem = "" // a send refused for its size: the context warning says it, with its actions
+	}
 	diags = append(diags, sendProblemDiagnostic(doc, problem)...)
-	return append(diags, s.contextDiagnostic(ds, doc, eff.Context)...)
+	return append(diags, window...)
 }
 
 // preview is the one-line description of a call (SPEC §3 formats), naming

@@ -24,6 +24,7 @@ type fakeEditor struct {
 	changed  chan struct{}
 	messages []string
 	applied  int
+	requests []EditRequest // the applied edits, in order
 
 	// refuse, when set, says which edits the editor refuses.
 	refuse func(EditRequest) bool
@@ -65,6 +66,7 @@ func (e *fakeEditor) ApplyEdit(req EditRequest) <-chan EditReply {
 		next := buf.Apply(changes, enc)
 		e.bufs[req.URI], e.versions[req.URI] = next, version+1
 		e.applied++
+		e.requests = append(e.requests, req)
 		e.notifyLocked()
 		e.mu.Unlock()
 		if e.wholeText {

@@ -309,7 +309,7 @@ func (s *Session) stream(ctx context.Context, ds *Doc, st *streamState, send *se
 	send.lock.Release()
 	s.mu.Lock()
 	if at := strings.Index(st.headerText, assistantMarker); st.header >= 0 && at >= 0 && (outcome == usagelog.OK || resp.Content()) {
-		ds.answers = append(ds.answers, &answerRecord{at: st.header + at, entry: req.Entry, model: req.Model, usage: result.Usage,
+		ds.answers = append(ds.answers, &answerRecord{at: st.header + at, countedAt: st.header + at, entry: req.Entry, model: req.Model, usage: result.Usage,
 			cost: cost, duration: result.Duration, attempts: result.Attempts, chain: chain.id, outcome: outcome, window: contextWindow(req)})
 	}
 	ds.send, ds.stream = nil, nil

@@ -85,6 +85,9 @@ func statusParts(st Notice, keys cycle.Keys, readiness func() string) string {
 			parts = append(parts, "ready to send ("+keys.Do(cycle.KeyAdvance)+")")
 		}
 	}
+	if c := st.Context; c != nil {
+		parts = append(parts, c.Text) // the window is nearly full, whatever else
+	}
 	text := strings.Join(parts, "; ")
 	if st.Usage != nil && !st.Sending {
 		text += " — last answer: " + st.Usage.Text

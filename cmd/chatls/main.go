@@ -177,6 +177,8 @@ usage:
                                            2 a call waits for approval, 3 a guard stopped
   chatls compact [--model M] FILE          move the older turns into FILE's archive and
                                            put the model's summary in their place
+  chatls compact --trim FILE               trim FILE's old tool outputs over 2 KB to their
+                                           first lines, the whole outputs into its archive
   chatls checkpoints FILE                  the calls of FILE that changed files, and what
   chatls rewind FILE --to ID [--dry-run] [--conversation] [--overwrite]
                                            put the files back as before call ID (and every

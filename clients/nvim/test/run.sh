@@ -43,5 +43,29 @@ if [ "$status" != 0 ]; then
   [ "$status" = 124 ] && echo "nvim conversation: timed out after 600 s"
   echo "--- server log (last 60 lines):"
   tail -n 60 "$SCRATCH/conv/chatls.log" 2>/dev/null || true
+  exit "$status"
+fi
+
+# The context window (context.lua): a model with a 2,000-token window; the
+# script answers the summary request (no answer in it: response 0) and the
+# send of the four-turn document (response 4, counted at 1,700 tokens).
+CTX=$SCRATCH/ctx
+mkdir -p "$CTX/ws" "$CTX/config/chatls" "$CTX/state" "$CTX/data"
+SUMMARY="Goal: check the parser, the lexer and the numbers. Decided: all fine."
+cat >"$CTX/responses.json" <<JSON
+{"responses":[
+  {"text":"$SUMMARY"}, {"text":"unused"}, {"text":"unused"}, {"text":"unused"},
+  {"text":"Nothing is left.","usage":{"InputTokens":1700,"OutputTokens":20}}]}
+JSON
+printf 'provider = "replay"\nmodel = "small"\n[providers.replay]\ntype = "script"\nfile = "%s"\n[providers.replay.models.small]\ncontextWindow = 2000\n' \
+  "$CTX/responses.json" >"$CTX/config/chatls/config.toml"
+cd "$CTX/ws"
+CHATLS_BIN=$BIN CHATLS_WS=$CTX/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$CTX/chatls.log CHATLS_SUMMARY=$SUMMARY \
+  XDG_CONFIG_HOME=$CTX/config XDG_STATE_HOME=$CTX/state XDG_DATA_HOME=$CTX/data \
+  timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/context.lua" </dev/null || status=$?
+if [ "$status" != 0 ]; then
+  [ "$status" = 124 ] && echo "nvim context: timed out after 120 s"
+  echo "--- server log (last 60 lines):"
+  tail -n 60 "$CTX/chatls.log" 2>/dev/null || true
 fi
 exit "$status"
