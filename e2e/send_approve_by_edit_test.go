@@ -68,7 +68,7 @@ func TestCLISendRunsACallApprovedByEditingTheFile(t *testing.T) {
 	}
 	b, _ := os.ReadFile(file)
 	text := string(b)
-	if !strings.Contains(text, "**Tool Result:** `toolu_e1`\n\n```\nmarked\n```") || strings.Count(text, "All done.") != 1 {
+	if !strings.Contains(text, "**Tool Result:** `toolu_e1`\n```\nmarked\n```") || strings.Count(text, "All done.") != 1 {
 		t.Fatalf("want the result and one final answer, got:\n%s", text)
 	}
 	if m, _ := os.ReadFile(filepath.Join(dir, "marker")); string(m) != "ran\n" {
@@ -141,7 +141,7 @@ func TestCLISendWritesARejectionMadeByEditingTheFile(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	b, _ := os.ReadFile(file)
-	if !strings.Contains(string(b), "**Tool Result:** `toolu_e1` (error)\n\n```\n"+cycle.TextRejected+"\n```") || strings.Count(string(b), "All done.") != 1 {
+	if !strings.Contains(string(b), "**Tool Result:** `toolu_e1` (error)\n```\n"+cycle.TextRejected+"\n```") || strings.Count(string(b), "All done.") != 1 {
 		t.Fatalf("want the rejection and one final answer, got:\n%s", b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {

@@ -84,14 +84,14 @@ var brokenTurns = []chatTurn{
 
 // brokenChainDoc is the document the chain of brokenTurns leaves.
 const brokenChainDoc = "@You:\nread my notes\n\n@Assistant:\nTrying.\n\n" +
-	"**Tool Use:** `bash` (`call_bad`)\n\n```json\n{\"command\": \"ls\n```\n\n" +
-	"**Tool Use:** `reed` (`call_unk`)\n\n```json\n{\"path\":\"notes.txt\"}\n```\n\n" +
-	"**Tool Use:** `read` (`call_1`)\n\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n\n" +
-	"**Tool Result:** `call_bad` (error)\n\n```\nFailed to parse tool input: unexpected end of JSON input\n```\n\n" +
-	"**Tool Result:** `call_unk` (error)\n\n```\nUnknown tool: reed (did you mean read?)\n```\n\n" +
-	"**Tool Result:** `call_1`\n\n```\nBuy milk.\n```\n\n" +
-	"@Assistant:\nAgain.\n\n**Tool Use:** `read` (`call_1`)\n\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n\n" +
-	"**Tool Result:** `call_1` (error)\n\n```\nTool use ID call_1 is already used earlier in this conversation; the call was not run.\n```\n\n" +
+	"**Tool Use:** `bash` (`call_bad`)\n```json\n{\"command\": \"ls\n```\n\n" +
+	"**Tool Use:** `reed` (`call_unk`)\n```json\n{\"path\":\"notes.txt\"}\n```\n\n" +
+	"**Tool Use:** `read` (`call_1`)\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n\n" +
+	"**Tool Result:** `call_bad` (error)\n```\nFailed to parse tool input: unexpected end of JSON input\n```\n\n" +
+	"**Tool Result:** `call_unk` (error)\n```\nUnknown tool: reed (did you mean read?)\n```\n\n" +
+	"**Tool Result:** `call_1`\n```\nBuy milk.\n```\n\n" +
+	"@Assistant:\nAgain.\n\n**Tool Use:** `read` (`call_1`)\n```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n\n" +
+	"**Tool Result:** `call_1` (error)\n```\nTool use ID call_1 is already used earlier in this conversation; the call was not run.\n```\n\n" +
 	"@Assistant:\nDone.\n\n@You:\n\n"
 
 // checkBrokenRequests: each error reached the model in the next request.

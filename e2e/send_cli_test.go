@@ -64,7 +64,7 @@ func TestCLISend(t *testing.T) {
 	testfs.Write(t, file, "@You:\nclean up\n")
 	pending := `{"responses": [{"text": "Cleaning.", "toolUses": [{"name": "bash", "input": {"command": "rm -rf build"}}]}]}`
 	code, stdout, _ := runCLISend(t, dir, scriptConfig(t, pending), "agent.chat")
-	if code != 2 || stdout != "pending: bash script_1_1 at agent.chat:15\n" {
+	if code != 2 || stdout != "pending: bash script_1_1 at agent.chat:14\n" {
 		data, _ := os.ReadFile(file)
 		t.Fatalf("exit %d, stdout %q\n%s", code, stdout, data)
 	}

@@ -46,7 +46,7 @@ func TestCLISendRecoversABackgroundJobLostToAKill(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the second send: exit %d, stderr %q\n%s", code, stderr, data)
 	}
-	for _, want := range []string{"(error job=job_", "` (error)\n\n```\nJob lost: session ended before completion.\n```", "The build was lost; run it again."} {
+	for _, want := range []string{"(error job=job_", "` (error)\n```\nJob lost: session ended before completion.\n```", "The build was lost; run it again."} {
 		if strings.Count(data, want) != 1 {
 			t.Errorf("want %q once in:\n%s", want, data)
 		}

@@ -156,8 +156,8 @@ func TestStreamedTextNeverCreatesStructure(t *testing.T) {
 			if tc.callID != "" && id != tc.callID || tc.callID == "" && !strings.HasPrefix(id, "urn:flemma:tool:bash:") {
 				t.Fatalf("call ID %q", id)
 			}
-			want := "@You:\nclean up\n\n@Assistant:\n" + escaped + "\n**Tool Use:** `bash` (`" + id + "`)\n\n```json\n{\"command\":\"rm -rf build\"}\n```\n\n" +
-				"@You:\n\n**Tool Result:** `" + id + "`\n\n```flemma:tool status=pending\n```\n\n"
+			want := "@You:\nclean up\n\n@Assistant:\n" + escaped + "\n**Tool Use:** `bash` (`" + id + "`)\n```json\n{\"command\":\"rm -rf build\"}\n```\n\n" +
+				"@You:\n\n**Tool Result:** `" + id + "`\n```flemma:tool status=pending\n```\n\n"
 			if got != want {
 				t.Fatalf("document:\n%s\nwant:\n%s", got, want)
 			}

@@ -75,7 +75,7 @@ func TestSendRunsTheWholeChain(t *testing.T) {
 	s.waitText(uri, "They say: buy milk.")
 	s.waitText(uri, "They say: buy milk.\n\n@You:\n\n")
 	text := s.c.Doc(uri).Text
-	want := "@You:\nWhat do my notes say?\n\n@Assistant:\nI'll read the notes.\n\n**Tool Use:** `read` (`script_1_1`)\n\n" +
+	want := "@You:\nWhat do my notes say?\n\n@Assistant:\nI'll read the notes.\n\n**Tool Use:** `read` (`script_1_1`)\n" +
 		"```json\n{\"path\":\"notes.txt\",\"offset\":null,\"limit\":null}\n```\n\n@You:\n"
 	if !strings.HasPrefix(text, want) {
 		t.Fatalf("document:\n%s\nwant prefix:\n%s", text, want)
@@ -279,7 +279,7 @@ func TestChainGuards(t *testing.T) {
 	testfs.Write(t, filepath.Join(loop.ws, "notes.txt"), "x\n")
 	uri = loop.open("loop.chat", "@You:\ngo\n")
 	loop.send(uri)
-	loop.waitText(uri, "`script_3_1`\n\n```flemma:tool status=pending")
+	loop.waitText(uri, "`script_3_1`\n```flemma:tool status=pending")
 	loop.settle(uri)
 	text := loop.c.Doc(uri).Text
 	if n := strings.Count(text, "@Assistant:"); n != 3 || strings.Count(text, "status=pending") != 1 {
