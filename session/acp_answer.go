@@ -80,7 +80,9 @@ func (a *agentAnswer) begin() string {
 }
 
 // Content says whether the turn wrote anything beyond the @Assistant: line.
-func (a *agentAnswer) Content() bool { return len(a.calls) > 0 || a.resp.Content() || a.thought.Len() > 0 }
+func (a *agentAnswer) Content() bool {
+	return len(a.calls) > 0 || a.resp.Content() || a.thought.Len() > 0
+}
 
 func (a *agentAnswer) openMessage(o *agentOut) {
 	if a.open {
