@@ -186,9 +186,7 @@ func (s *Session) agentTurn(ctx context.Context, ds *Doc, st *streamState, send 
 	}
 	if outcome == usagelog.Error {
 		s.showMessage(MessageError, "chatls: "+e.Name+": "+err.Error())
-		if !content {
-			s.sendDiagnostic(ds, e.Name+": "+err.Error())
-		}
+		s.sendDiagnostic(ds, e.Name+": "+err.Error())
 	}
 	progress.End(outcome)
 	req := &provider.Request{API: "acp", Entry: e.Name, Model: e.Name}
