@@ -23,12 +23,7 @@ import (
 // acp/install-test-agents.sh).
 func agentScript(t *testing.T) string {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CHATLS_REQUIRE_ACP") != "" {
-			t.Fatal(why + " (CHATLS_REQUIRE_ACP is set)")
-		}
-		t.Skip(why)
-	}
+	skip := func(why string) { skipACP(t, why) }
 	if _, err := exec.LookPath("node"); err != nil {
 		skip("node is not installed: the ACP tests run a scripted agent on Node")
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,9 +88,15 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 	s.mu.Lock()
 	a := s.agents.forDoc(ds)
 	ans, st := a.answer, a.stream
-	if ans != nil && tc.Kind == "" && tc.RawInput == nil {
-		if known := ans.calls[tc.ID]; known != nil {
-			tc = known.call // the request names the call the agent reported
+	if known := (*agentTool)(nil); ans != nil {
+		// The request names a call the agent reported: what it leaves out
+		// (claude-code-acp sends no kind) is as reported.
+		if known = ans.calls[tc.ID]; known != nil {
+			tc.Kind = cmp.Or(tc.Kind, known.call.Kind)
+			tc.Title = cmp.Or(tc.Title, known.call.Title)
+			if tc.RawInput == nil {
+				tc.RawInput = known.call.RawInput
+			}
 		}
 	}
 	s.mu.Unlock()
