@@ -156,12 +156,18 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 		ans.decided(tc.ID)
 		s.mu.Unlock()
 	}()
-	seen := false // the pending placeholder reached the document
+	// The block chatls wrote says pending, and the agent's text cannot
+	// write a result block: a status other than pending there is the
+	// user's edit. A block written before as approved (the call was
+	// running) counts only once it was seen pending again. Snapshots are
+	// sampled, so the pending one may never be seen otherwise.
+	seen := !placed
 	for {
 		s.mu.Lock()
 		doc, changed := ds.snap, ds.changed
 		s.mu.Unlock()
 		if r := doc.ToolResult(tc.ID); r != nil && r.IsPlaceholder() {
+			s.log.Debug("agent permission waits", zap.String("id", tc.ID), zap.String("status", string(r.Status)), zap.Bool("seen", seen))
 			switch r.Status {
 			case chatdoc.StatusPending:
 				seen = true
