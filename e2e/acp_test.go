@@ -117,7 +117,6 @@ func TestAgentEditorSession(t *testing.T) {
 	waitDone(t, s, uri)
 
 	askAgent(t, s, uri, "cancel\n")
-	s.send(uri)
 	s.waitText(uri, "Thinking hard")
 	if _, err := s.command("chatls.cancel", map[string]any{"uri": uri}); err != nil {
 		t.Fatal(err)
@@ -126,11 +125,9 @@ func TestAgentEditorSession(t *testing.T) {
 	waitDone(t, s, uri)
 
 	askAgent(t, s, uri, "exit\n")
-	s.send(uri)
 	s.waitText(uri, "<!-- flemma:aborted: the agent exited (status 1): Error: the model is overloaded -->")
 	waitDone(t, s, uri)
 	askAgent(t, s, uri, "stream\n")
-	s.send(uri)
 	s.waitText(uri, "Hello, world.")
 	waitDone(t, s, uri)
 
@@ -159,10 +156,23 @@ func waitDone(t *testing.T, s *session, uri string) {
 	s.settle(uri)
 }
 
+// askAgent writes the next question and sends it, once the last answer's
+// send has ended (its text lands a moment before).
 func askAgent(t *testing.T, s *session, uri, text string) {
 	t.Helper()
 	if err := appendText(s, uri, s.c.Doc(uri).Text, text); err != nil {
 		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, err := s.command("chatls.send", map[string]any{"uri": uri})
+		if err == nil && out["sending"] == true {
+			return
+		}
+		if err == nil || !strings.Contains(err.Error(), "already in flight") || time.Now().After(deadline) {
+			t.Fatalf("chatls.send: %v %v", out, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
