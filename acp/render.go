@@ -382,3 +382,27 @@ func merge(c *ToolCall, u *ToolCall) {
 		c.Locations = u.Locations
 	}
 }
+
+// The pieces of a Transcript, for a writer that only appends to the
+// document and places results by ID itself (the session's): a call's
+// input as a Tool Use holds it, its result block and text, a plan's
+// checklist, and the merge of a tool_call_update.
+
+// ToolInput is a call's raw input as the compact JSON object of its Tool Use.
+func ToolInput(raw json.RawMessage) string { return toolInput(raw) }
+
+// ResultText is a finished call's output as its Tool Result shows it;
+// terminals are the outputs of the terminals it embeds.
+func ResultText(c *ToolCall, terminals map[string]string) string {
+	t := Transcript{terminals: terminals}
+	return t.resultText(c)
+}
+
+// ResultBlock is a finished `**Tool Result:**` block.
+func ResultBlock(id, content string, isError bool) string { return resultBlock(id, content, isError) }
+
+// Checklist is a plan as Markdown task items.
+func Checklist(plan []PlanEntry) string { return checklist(plan) }
+
+// Merge applies an update of a call (the fields it sets) to the call as known.
+func Merge(c, u *ToolCall) { merge(c, u) }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Layers are every configuration source of a session (SPEC §4), each as
@@ -54,6 +55,25 @@ type Resolution struct {
 // do nothing (SPEC §7 "Keys and trust").
 const IgnoredProvidersMessage = "providers ignored: only trusted settings may say where the conversation and keys go (add this workspace to trust.workspaces in your user config to use them)"
 
+// IgnoredAgentsMessage says why an untrusted file's agent entries (type
+// acp) start nothing: they would run a program of the file's choosing.
+const IgnoredAgentsMessage = "agents not started: an untrusted workspace file cannot name a program for chatls to run (providers of type acp belong in your user config, or add this workspace to trust.workspaces)"
+
+// ignoredProviders is the warning for an untrusted file's provider
+// entries: the agents among them are named, they are what would run.
+func ignoredProviders(ps map[string]ProviderSettings) string {
+	var agents []string
+	for _, name := range slices.Sorted(maps.Keys(ps)) {
+		if ps[name].Type == "acp" || len(ps[name].Command) > 0 {
+			agents = append(agents, "providers."+name)
+		}
+	}
+	if len(agents) == 0 {
+		return IgnoredProvidersMessage
+	}
+	return strings.Join(agents, ", ") + ": " + IgnoredAgentsMessage
+}
+
 // Ignored lists what untrusted workspace files set that was dropped and
 // matters to the user (provider entries).
 func (r Resolution) Ignored() []Warning { return r.ignored }
@@ -72,7 +92,7 @@ func (l Layers) Resolve(trusted func(root string) bool) Resolution {
 		r.trusted[root] = t
 		if !t {
 			if len(ws.Providers) > 0 {
-				r.ignored = append(r.ignored, Warning{File: filepath.Join(root, WorkspaceFile), Message: IgnoredProvidersMessage})
+				r.ignored = append(r.ignored, Warning{File: filepath.Join(root, WorkspaceFile), Message: ignoredProviders(ws.Providers)})
 			}
 			ws = UntrustedView(ws)
 		}

@@ -142,7 +142,7 @@ type InlayHints struct {
 // ProviderSettings is a `providers.NAME` entry (SPEC §7 "Providers"). Its
 // fields override a built-in entry of the same name key by key.
 type ProviderSettings struct {
-	Type          string                   `json:"type,omitempty" toml:"type,omitempty"` // anthropic | openai | openai-chat | gemini | vertex | script
+	Type          string                   `json:"type,omitempty" toml:"type,omitempty"` // anthropic | openai | openai-chat | gemini | vertex | script | acp
 	BaseURL       string                   `json:"baseURL,omitempty" toml:"baseURL,omitempty"`
 	APIKeyEnv     string                   `json:"apiKeyEnv,omitempty" toml:"apiKeyEnv,omitempty"`
 	APIKeyCommand []string                 `json:"apiKeyCommand,omitempty" toml:"apiKeyCommand,omitempty"`
@@ -154,6 +154,10 @@ type ProviderSettings struct {
 	// File is a script provider's responses (relative to the settings file's
 	// directory when it is a file).
 	File string `json:"file,omitempty" toml:"file,omitempty"`
+	// Command and Env start an external agent (type acp, SPEC §12): its
+	// program and arguments, and variables added to chatls's environment.
+	Command []string          `json:"command,omitempty" toml:"command,omitempty"`
+	Env     map[string]string `json:"env,omitempty" toml:"env,omitempty"`
 }
 
 // ModelSettings overrides what the built-in model table says of a model.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // `providers.NAME` from trusted settings.
 type Entry struct {
 	Name         string
-	API          string // anthropic | openai | openai-chat | gemini | vertex | script
+	API          string // anthropic | openai | openai-chat | gemini | vertex | script | acp
 	BaseURL      string
 	KeyEnv       []string // variables tried in order
 	KeyCommand   []string // argv whose stdout is the key, asked once per session
@@ -24,7 +25,23 @@ type Entry struct {
 	Models       map[string]ModelInfo // overrides of the built-in table
 	DefaultModel string
 	ScriptFile   string
+	// Command and Env start an external agent (API acp, SPEC §12).
+	Command []string
+	Env     map[string]string
 }
+
+// Agents are the built-in agent entries (SPEC §12): each is offered when
+// its program is on PATH. The Gemini CLI's is gemini-cli, since gemini is
+// the Gemini API's entry.
+var Agents = map[string][]string{
+	"claude-code": {"claude-code-acp"},
+	"codex":       {"codex-acp"},
+	"gemini-cli":  {"gemini", "--experimental-acp"},
+	"opencode":    {"opencode", "acp"},
+}
+
+// lookPath finds the built-in agents' programs; tests replace it.
+var lookPath = exec.LookPath
 
 // Builtins are the built-in entries.
 func Builtins() map[string]Entry {
@@ -35,6 +52,15 @@ func Builtins() map[string]Entry {
 		"vertex":     {Name: "vertex", API: "vertex", KeyEnv: []string{"VERTEX_AI_ACCESS_TOKEN"}},
 		"ollama":     {Name: "ollama", API: "openai-chat", BaseURL: "http://localhost:11434/v1/", NoKey: true},
 		"openrouter": {Name: "openrouter", API: "openai-chat", BaseURL: "https://openrouter.ai/api/v1/", KeyEnv: []string{"OPENROUTER_API_KEY"}},
+	}
+}
+
+// builtinAgents are the entries of Agents whose program is on PATH.
+func builtinAgents(out map[string]Entry) {
+	for name, argv := range Agents {
+		if _, err := lookPath(argv[0]); err == nil {
+			out[name] = Entry{Name: name, API: "acp", NoKey: true, Command: slices.Clone(argv)}
+		}
 	}
 }
 
@@ -141,6 +167,8 @@ func (e Entry) Default() string {
 		return "" // each server has its own models
 	case "script":
 		return "script"
+	case "acp":
+		return e.Name // the agent chooses its model
 	}
 	return DefaultModel(Family(e.API))
 }
@@ -155,7 +183,7 @@ type Keys struct {
 
 // Key returns the entry's key, or an error that says what to set.
 func (k *Keys) Key(ctx context.Context, e Entry) (string, error) {
-	if e.NoKey || e.API == "script" {
+	if e.NoKey || e.API == "script" || e.API == "acp" {
 		return "", nil
 	}
 	getenv := k.Getenv

@@ -17,16 +17,22 @@ import (
 const DefaultProvider = "anthropic"
 
 // apiTypes are the values of providers.NAME.type.
-var apiTypes = []string{"anthropic", "openai", "openai-chat", "gemini", "vertex", "script"}
+var apiTypes = []string{"anthropic", "openai", "openai-chat", "gemini", "vertex", "script", "acp"}
 
 // Entries are the built-in entries with the trusted settings' providers
 // over them: a configured entry named like a built-in one changes only
 // the fields it sets.
 func Entries(cfg map[string]config.ProviderSettings) (map[string]Entry, error) {
 	out := Builtins()
+	builtinAgents(out)
 	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		p := cfg[name]
 		e, builtin := out[name]
+		if argv, agent := Agents[name]; agent && !builtin {
+			// A built-in agent configured (its env, say) while its program
+			// is not on PATH: starting it says so.
+			e, builtin = Entry{API: "acp", NoKey: true, Command: slices.Clone(argv)}, true
+		}
 		e.Name = name
 		if p.Type != "" {
 			if !slices.Contains(apiTypes, p.Type) {
@@ -54,11 +60,22 @@ func Entries(cfg map[string]config.ProviderSettings) (map[string]Entry, error) {
 		e.Models = modelOverrides(p.Models)
 		e.DefaultModel = cmp.Or(p.Model, e.DefaultModel)
 		e.ScriptFile = cmp.Or(p.File, e.ScriptFile)
+		if len(p.Command) > 0 {
+			e.Command = slices.Clone(p.Command)
+		}
+		if len(p.Env) > 0 {
+			e.Env = maps.Clone(p.Env)
+		}
+		if e.API == "acp" {
+			e.NoKey = true // the agent has its own keys (its env)
+		}
 		switch {
 		case e.API == "openai-chat" && e.BaseURL == "":
 			return nil, fmt.Errorf("providers.%s needs a baseURL (an OpenAI-compatible server's /v1 address)", name)
 		case e.API == "script" && e.ScriptFile == "":
 			return nil, fmt.Errorf("providers.%s needs a file (the scripted responses)", name)
+		case e.API == "acp" && len(e.Command) == 0:
+			return nil, fmt.Errorf("providers.%s needs a command (the agent's program and arguments: [\"claude-code-acp\"])", name)
 		}
 		out[name] = e
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,5 +174,45 @@ func TestEntriesFromSettings(t *testing.T) {
 		if _, err := Entries(map[string]config.ProviderSettings{"x": want}); err == nil || !strings.Contains(err.Error(), cfg) {
 			t.Errorf("%+v: %v", want, err)
 		}
+	}
+}
+
+// Agents (SPEC §12): type acp needs a command; the built-in agents are
+// entries when their program is on PATH, and a configured one keeps its
+// command with the env it adds.
+func TestAgentEntries(t *testing.T) {
+	old := lookPath
+	defer func() { lookPath = old }()
+	lookPath = func(name string) (string, error) {
+		if name == "claude-code-acp" {
+			return "/usr/bin/claude-code-acp", nil
+		}
+		return "", fmt.Errorf("not found")
+	}
+	entries, err := Entries(map[string]config.ProviderSettings{
+		"mine":   {Type: "acp", Command: []string{"node", "agent.mjs"}, Env: map[string]string{"A": "1"}},
+		"codex":  {Env: map[string]string{"B": "2"}},
+		"gemini": {},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entries["claude-code"]; e.API != "acp" || e.Command[0] != "claude-code-acp" || !e.NoKey {
+		t.Errorf("claude-code: %+v", e)
+	}
+	if _, ok := entries["opencode"]; ok {
+		t.Error("opencode is offered although its program is not on PATH")
+	}
+	if e := entries["mine"]; e.API != "acp" || e.Command[1] != "agent.mjs" || e.Env["A"] != "1" || e.Default() != "mine" {
+		t.Errorf("mine: %+v", e)
+	}
+	if e := entries["codex"]; e.API != "acp" || e.Command[0] != "codex-acp" || e.Env["B"] != "2" {
+		t.Errorf("codex: %+v", e)
+	}
+	if e := entries["gemini"]; e.API != "gemini" {
+		t.Errorf("gemini stays the Gemini API: %+v", e)
+	}
+	if _, err := Entries(map[string]config.ProviderSettings{"x": {Type: "acp"}}); err == nil || !strings.Contains(err.Error(), "needs a command") {
+		t.Errorf("acp without a command: %v", err)
 	}
 }

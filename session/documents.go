@@ -142,11 +142,15 @@ func (s *Session) Open(uri, text string, version int32) *Doc {
 	ds := newDoc(uri, chatdoc.Parse(text), version)
 	s.takeApprovalsMadeAway(ds)
 	s.mu.Lock()
-	if old := s.docs[uri]; old != nil {
+	old := s.docs[uri]
+	if old != nil {
 		old.closeLocked() // opened twice without a close: the old state ends
 	}
 	s.docs[uri] = ds
 	s.mu.Unlock()
+	if old != nil {
+		s.agents.closeDoc(old)
+	}
 	go s.docWorker(ds)
 	s.scheduleDiagnostics(ds)
 	return ds
@@ -188,6 +192,9 @@ func (s *Session) CloseDoc(uri string) bool {
 		ds.closeLocked()
 	}
 	s.mu.Unlock()
+	if ds != nil {
+		s.agents.closeDoc(ds)
+	}
 	return ds != nil
 }
 

@@ -155,6 +155,9 @@ func (s *Session) startSend(ctx context.Context, ds *Doc, userStarted bool) erro
 		s.disarm(ds)
 		return s.refuseSend(why)
 	}
+	if e, ok := s.agentEntry(ds, doc); ok {
+		return s.startAgentSend(sendCtx, ds, doc, send, release, chain, e) // an external agent (SPEC §12)
+	}
 	req, err := s.buildRequest(ctx, ds, doc)
 	if err == nil && sendCtx.Err() != nil {
 		err = errCancelledByUser

@@ -82,6 +82,9 @@ type Session struct {
 	rewindStore *rewind.Store
 	rewindErr   error
 
+	// agents are the documents' external agents (SPEC §12).
+	agents agentPool
+
 	// tasks counts running goroutines so Close can wait for them.
 	tasks sync.WaitGroup
 	// progressCancels are the runs the editor's progress UI can cancel.
@@ -132,6 +135,7 @@ func (s *Session) Start(roots []string, encoding chatdoc.Encoding, editorSetting
 func (s *Session) Close() {
 	s.once.Do(func() {
 		s.stop()
+		s.agents.closeAll() // no agent process outlives the session
 		// Tools die with the session (their contexts derive from baseCtx,
 		// which stop ended); their journal entries stay unfinished so a
 		// restarted chatls reports them instead of running them again.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -159,6 +160,10 @@ func (r *run) drive(stdout io.Writer) (int, error) {
 // or an error stopped it.
 func agentDone(st session.Status) bool { _, done := outcome(st); return done }
 
+// filePoll is how often chatls send looks at FILE while an answer
+// streams: the approval of an agent's permission is an edit of FILE.
+const filePoll = 500 * time.Millisecond
+
 // errInterrupted: Ctrl-C or SIGTERM ended the request.
 var errInterrupted = errors.New("interrupted")
 
@@ -188,8 +193,15 @@ func (r *run) await(done func(session.Status) bool) (session.Status, error) {
 			toldJobs = true
 			fmt.Fprintf(r.stderr, "chatls send: waiting for %d background job(s); their results go into %s (Ctrl-C ends them)\n", st.Jobs, r.name)
 		}
+		var poll <-chan time.Time
+		if st.Sending {
+			// An external agent may wait for the user's approval, made by
+			// editing FILE: look at FILE again now and then.
+			poll = time.After(filePoll)
+		}
 		select {
 		case <-next: // an edit, a new status, a message
+		case <-poll:
 		case <-r.interrupted.Done():
 			if !cancelled {
 				cancelled = true

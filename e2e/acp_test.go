@@ -1,0 +1,196 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatls/chatls/internal/testfs"
+)
+
+// External agents (SPEC §12) through the real binary, against the scripted
+// agent of acp/testdata/agent (on @agentclientprotocol/sdk): its prompt's
+// first word names the scenario.
+
+// agentScript is the scripted agent; without node or its package the test
+// skips, unless CHATLS_REQUIRE_ACP is set (CI installs them with
+// acp/install-test-agents.sh).
+func agentScript(t *testing.T) string {
+	t.Helper()
+	skip := func(why string) { skipACP(t, why) }
+	if _, err := exec.LookPath("node"); err != nil {
+		skip("node is not installed: the ACP tests run a scripted agent on Node")
+	}
+	dir, _ := filepath.Abs("../acp/testdata/agent")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules/@agentclientprotocol/sdk/package.json")); err != nil {
+		skip("@agentclientprotocol/sdk is not installed: run acp/install-test-agents.sh")
+	}
+	return filepath.Join(dir, "agent.mjs")
+}
+
+// agentConfig is a user config whose provider is the scripted agent;
+// extra is more TOML (the policy).
+func agentConfig(t *testing.T, env map[string]string, extra string) string {
+	t.Helper()
+	var envs []string
+	for k, v := range env {
+		envs = append(envs, strconv.Quote(k)+" = "+strconv.Quote(v))
+	}
+	return "provider = \"agent\"\n[providers.agent]\ntype = \"acp\"\ncommand = [\"node\", " + strconv.Quote(agentScript(t)) +
+		"]\nenv = {" + strings.Join(envs, ", ") + "}\n" + extra
+}
+
+// chatls send on an agent: streamed text and thinking, a read the policy
+// allows (the agent's allow-once option), a read it denies (reject), an
+// fs write through chatls's write tool, and an agent that exits mid-turn:
+// the abort marker names why and the command fails.
+func TestAgentCLISend(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	file := filepath.Join(dir, "a.chat")
+	run := func(prompt, extra string) (int, string, string) {
+		t.Helper()
+		testfs.Write(t, file, "@You:\n"+prompt+"\n")
+		code, _, stderr := runCLISend(t, dir, agentConfig(t, nil, extra), "a.chat")
+		data, _ := os.ReadFile(file)
+		return code, string(data), stderr
+	}
+
+	code, text, stderr := run("stream", "")
+	if code != 0 || !strings.Contains(text, "@Assistant:\nHello, world.\n @You: not a role\n") ||
+		!strings.Contains(text, "<thinking>\nThe user wants a greeting.\n</thinking>") || !strings.HasSuffix(text, "\n\n@You:\n\n") {
+		t.Fatalf("stream: exit %d, stderr %s\n%s", code, stderr, text)
+	}
+
+	testfs.Write(t, notes, "hello world\nline2\nline3\n")
+	code, text, stderr = run("read "+notes, "")
+	if code != 0 || !strings.Contains(text, "**Tool Use:** `read` (`toolu_read_1`)") ||
+		!strings.Contains(text, "**Tool Result:** `toolu_read_1`\n\n```\nhello world\nline2\n```") ||
+		!strings.Contains(text, `The file starts with "hello world" (allow).`) {
+		t.Fatalf("read allowed by the policy: exit %d, stderr %s\n%s", code, stderr, text)
+	}
+
+	code, text, stderr = run("read "+notes, "[tools]\ndeny = [\"read\"]\n")
+	if code != 0 || !strings.Contains(text, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```") ||
+		!strings.Contains(text, "I will not read it.") {
+		t.Fatalf("read denied by the policy: exit %d, stderr %s\n%s", code, stderr, text)
+	}
+
+	code, text, stderr = run("write "+notes, "")
+	data, _ := os.ReadFile(notes)
+	if code != 0 || string(data) != "hello ACP\nline2\nline3\n" || !strings.Contains(text, "-hello world\n+hello ACP") || !strings.Contains(text, "Edited.") {
+		t.Fatalf("write: exit %d, stderr %s, notes %q\n%s", code, stderr, data, text)
+	}
+
+	code, text, stderr = run("exit", "")
+	if code != 1 || !strings.Contains(text, "Starting…\n\n<!-- flemma:aborted: the agent exited (status 1): Error: the model is overloaded -->\n\n@You:\n") ||
+		!strings.Contains(stderr, "the agent exited (status 1)") {
+		t.Fatalf("exit: exit %d, stderr %s\n%s", code, stderr, text)
+	}
+}
+
+// In an editor: the agent's permission becomes a pending placeholder the
+// user approves by editing it; the answer goes back as the agent's
+// allow-once option and the result replaces the placeholder. Cancel is
+// session/cancel with the abort marker. An agent that exits mid-turn ends
+// the answer with a marker, and the next send starts it again. Closing the
+// document ends the agent's process.
+func TestAgentEditorSession(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	s := start(t, sessionOptions{userConfig: agentConfig(t, map[string]string{"ACP_TEST_PIDFILE": pidfile}, "[tools]\nautoApprove = []\n")})
+	notes := filepath.Join(s.ws, "notes.txt")
+	testfs.Write(t, notes, "first line\nsecond\n")
+
+	uri := s.open("a.chat", "@You:\nread "+notes+"\n")
+	s.send(uri)
+	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status=pending\n```")
+	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n\n```\nfirst line\nsecond\n```", `The file starts with "first line" (allow).`)
+	waitDone(t, s, uri)
+
+	askAgent(t, s, uri, "cancel\n")
+	s.waitText(uri, "Thinking hard")
+	if _, err := s.command("chatls.cancel", map[string]any{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(uri, "<!-- flemma:aborted: Response interrupted by the user. -->\n\n@You:\n")
+	waitDone(t, s, uri)
+
+	askAgent(t, s, uri, "exit\n")
+	s.waitText(uri, "<!-- flemma:aborted: the agent exited (status 1): Error: the model is overloaded -->")
+	waitDone(t, s, uri)
+	askAgent(t, s, uri, "stream\n")
+	s.waitText(uri, "Hello, world.")
+	waitDone(t, s, uri)
+
+	pids := readPids(t, pidfile)
+	if err := s.c.Notify(s.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for _, pid := range pids {
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d of the agent still runs after the document closed", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// waitDone waits until the answer ended: the document ends with `@You:`
+// and nothing is being sent (a send is refused while one runs).
+func waitDone(t *testing.T, s *session, uri string) {
+	t.Helper()
+	s.eventually("the answer to end", func() bool {
+		return strings.HasSuffix(s.c.Doc(uri).Text, "\n@You:\n\n") || strings.HasSuffix(s.c.Doc(uri).Text, "```\n")
+	})
+	s.settle(uri)
+}
+
+// askAgent writes the next question and sends it, once the last answer's
+// send has ended (its text lands a moment before).
+func askAgent(t *testing.T, s *session, uri, text string) {
+	t.Helper()
+	if err := appendText(s, uri, s.c.Doc(uri).Text, text); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, err := s.command("chatls.send", map[string]any{"uri": uri})
+		if err == nil && out["sending"] == true {
+			return
+		}
+		if err == nil || !strings.Contains(err.Error(), "already in flight") || time.Now().After(deadline) {
+			t.Fatalf("chatls.send: %v %v", out, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// readPids is the agent's and its grandchild's process IDs, as the
+// scripted agent wrote them (the last start's).
+func readPids(t *testing.T, file string) []int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(fmt.Errorf("pid file %q: %w", data, err))
+		}
+		pids = append(pids, n)
+	}
+	return pids
+}
