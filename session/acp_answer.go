@@ -88,7 +88,9 @@ func (a *agentAnswer) openMessage(o *agentOut) {
 	if a.open {
 		return
 	}
-	a.resp = chatdoc.Response{}
+	// Spaced, as acp.ResultBlock writes the results (an agent's answer does
+	// not follow the document's header gap yet).
+	a.resp = chatdoc.Response{SpacedHeaders: true}
 	a.emit(o, a.resp.Start(a.tail))
 	a.open = true
 }
