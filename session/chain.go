@@ -149,6 +149,19 @@ func (s *Session) continueChain(ds *Doc) {
 	}
 }
 
+// stopChain disarms the chain and says why, in one step: a terminal that
+// saw it disarmed without the reason took the chain for done (exit 0 where
+// a guard stopped it).
+func (s *Session) stopChain(ds *Doc, why string) {
+	s.mu.Lock()
+	ds.sendProblem = why
+	if ds.chain != nil {
+		ds.chain.armed = false
+	}
+	s.mu.Unlock()
+	s.scheduleDiagnostics(ds)
+}
+
 // sendDiagnostic shows why a send stopped at the last @You: marker until
 // the next pass.
 func (s *Session) sendDiagnostic(ds *Doc, msg string) {

@@ -152,7 +152,7 @@ func (s *Session) startSend(ctx context.Context, ds *Doc, userStarted bool) erro
 	chain := s.chainFor(ds, userStarted)
 	if why := s.guard(chain, eff.Send); why != "" {
 		release()
-		s.disarm(ds)
+		s.stopChain(ds, why)
 		return s.refuseSend(why)
 	}
 	if e, ok := s.agentEntry(ds, doc); ok {
@@ -173,8 +173,7 @@ func (s *Session) startSend(ctx context.Context, ds *Doc, userStarted bool) erro
 	}
 	if why := s.contextRefusal(ds, doc, req, eff.Context, userStarted); why != "" {
 		release()
-		s.disarm(ds)
-		s.sendDiagnostic(ds, why)
+		s.stopChain(ds, why)
 		return s.refuseSend(why)
 	}
 	st := newStreamState(s.latest(ds))
