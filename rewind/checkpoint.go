@@ -77,23 +77,23 @@ func (s *Store) record(ctx context.Context, sc Scope, stage string, extra meta) 
 		}
 	}
 	if ref.Commit == "" {
-		out, err := g.run(ctx, strings.NewReader(m.message()), "commit-tree", snap.tree)
-		if err != nil {
+		if ref.Commit, err = s.writeCommit(snap.tree, m.message(), m.Time); err != nil {
 			return Ref{}, err
 		}
-		ref.Commit = strings.TrimSpace(string(out))
 	}
-	updates := "update " + ref.Name + " " + ref.Commit + "\n"
 	if stage == stageBefore && extra.RewindTo != "" {
-		// A rewind's ID is allocated by creating its ref: fail if taken.
-		updates = "create " + ref.Name + " " + ref.Commit + "\n"
+		// A rewind's ID is allocated by creating its ref: git fails if taken.
+		if _, err := g.run(ctx, strings.NewReader("create "+ref.Name+" "+ref.Commit+"\n"), "update-ref", "--stdin"); err != nil {
+			return Ref{}, err
+		}
+	} else if err := s.writeRef(ref.Name, ref.Commit); err != nil {
+		return Ref{}, err
 	}
 	if sc.Paths == nil {
 		// Keeps the objects of the private index reachable for Collect.
-		updates += "update " + workspaceRef + key(root) + " " + ref.Commit + "\n"
-	}
-	if _, err := g.run(ctx, strings.NewReader(updates), "update-ref", "--stdin"); err != nil {
-		return Ref{}, err
+		if err := s.writeRef(workspaceRef+key(root), ref.Commit); err != nil {
+			return Ref{}, err
+		}
 	}
 	return ref, nil
 }
