@@ -51,8 +51,8 @@ type Session struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	mu    sync.Mutex
-	docs  map[string]*Doc
+	mu   sync.Mutex
+	docs map[string]*Doc
 	// files are the other files the editor has open (open_files.go).
 	files map[string]*openFile
 	enc   chatdoc.Encoding
