@@ -236,3 +236,18 @@ func TestBuffersArePlannedAndUndoneLikeFiles(t *testing.T) {
 		t.Errorf("new.go = %q after the undo, want the agent's version back", got)
 	}
 }
+
+// A buffer the editor never reloaded still shows the text before the
+// calls: the file is planned on disk, as if it were not open.
+func TestStaleBufferIsRestoredOnDisk(t *testing.T) {
+	t.Parallel()
+	a, ids, _ := fourStates(t)
+	mainGo := filepath.Join(a.root, "main.go")
+	p, err := a.s.PlanWith(testCtx(t), a.doc, ids[0], func(path string) ([]byte, bool) { return []byte("v0\n"), path == mainGo })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(a.root, p); !slices.Contains(got, "restore main.go") {
+		t.Errorf("plan %v, want main.go restored (on disk: the buffer already shows v0)", got)
+	}
+}

@@ -153,6 +153,13 @@ func (s *Store) plan(ctx context.Context, doc, id string, calls []Call, buffers 
 		if err != nil {
 			return nil, fmt.Errorf("rewind: cannot read %s to plan the rewind: %w", path, err)
 		}
+		if buffers != nil && disk == h.target {
+			// A buffer the editor never reloaded still shows the text
+			// before the calls: the disk is what needs restoring.
+			if disk, err = diskEntry(path); err != nil {
+				return nil, fmt.Errorf("rewind: cannot read %s to plan the rewind: %w", path, err)
+			}
+		}
 		if disk == h.target {
 			continue // already as it was
 		}

@@ -366,7 +366,10 @@ func (s *Session) applyRewind(ctx context.Context, ds *Doc, plan *rewind.Plan, o
 		}
 		for _, c := range plan.Changes {
 			if c.Path == path {
-				return c.Kind == rewind.Restore && c.Mode != os.ModeSymlink && utf8.Valid(c.Content) && sameExecBit(path, c.Mode) && f.doc != nil
+				// A buffer that already shows the text (never reloaded)
+				// needs nothing: the disk is restored.
+				return c.Kind == rewind.Restore && c.Mode != os.ModeSymlink && utf8.Valid(c.Content) && sameExecBit(path, c.Mode) &&
+					f.doc.Text() != string(c.Content)
 			}
 		}
 		return false
