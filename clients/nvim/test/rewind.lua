@@ -12,24 +12,9 @@ local PLUGIN = assert(os.getenv('CHATLS_PLUGIN'), 'CHATLS_PLUGIN')
 local LOG = os.getenv('CHATLS_LOG') or (WS .. '/../chatls.log')
 local LONG = 30000 -- a busy 2-core machine; a pass takes well under a second
 
-local passed, failed = 0, 0
-local function out(s)
-  io.stdout:write(s .. '\n')
-end
-local function check(name, ok, detail)
-  if ok then
-    passed = passed + 1
-    out('PASS ' .. name)
-  else
-    failed = failed + 1
-    out('FAIL ' .. name .. (detail and (': ' .. tostring(detail)) or ''))
-  end
-  return ok
-end
-local function finish()
-  out(('nvim rewind: %d passed, %d failed'):format(passed, failed))
-  vim.cmd(failed == 0 and 'qa!' or 'cq!')
-end
+local HERE = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h')
+local t = dofile(HERE .. '/harness.lua')('nvim rewind')
+local out, check, finish = t.out, t.check, t.finish
 local function wait(cond)
   return vim.wait(LONG, cond, 20)
 end

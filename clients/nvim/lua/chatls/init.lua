@@ -157,20 +157,15 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup('chatls', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = 'chat',
+    pattern = '*',
     callback = function(args)
-      M.attach(args.buf)
+      if args.match == 'chat' then
+        M.attach(args.buf)
+      elseif M.options.follow_files then
+        lsp.follow(args.buf) -- another file: followed by a running chatls
+      end
     end,
   })
-  if M.options.follow_files then
-    vim.api.nvim_create_autocmd('FileType', {
-      group = group,
-      pattern = '*',
-      callback = function(args)
-        lsp.follow(args.buf)
-      end,
-    })
-  end
   for name, fn in pairs(COMMANDS) do
     vim.api.nvim_create_user_command(name, function()
       actions[fn]()
