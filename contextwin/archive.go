@@ -1,11 +1,10 @@
 package contextwin
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/internal/docfile"
 )
 
 // ArchiveName is the path of the next archive beside the document at
@@ -14,17 +13,7 @@ import (
 // creates it exclusively (O_EXCL) and asks again when another process took
 // the name meanwhile. An unsaved document ("") gets "untitled".
 func ArchiveName(docPath string, exists func(path string) bool) string {
-	dir, base := filepath.Split(docPath)
-	name := strings.TrimSuffix(base, ".chat")
-	if name == "" {
-		name = "untitled"
-	}
-	for n := 1; ; n++ {
-		p := filepath.Join(dir, fmt.Sprintf("%s.archive-%d.chat", name, n))
-		if !exists(p) {
-			return p
-		}
-	}
+	return docfile.SiblingName(docPath, "archive", exists)
 }
 
 // archiveHead is how an archive begins: the document's frontmatter,

@@ -16,8 +16,14 @@ type ApplyOptions struct {
 	Overwrite bool
 	// Skip names files the caller changes itself — those open in an editor,
 	// sent through workspace/applyEdit with Change.Content so that the
-	// editor's undo reverses them. Apply leaves them on disk as they are.
+	// editor's undo reverses them. Apply leaves them on disk as they are,
+	// but its checkpoint records them as Buffers has them before and as
+	// Change.Content after, so that Undo finds what the caller put there.
+	// A conflict is never skipped: it is left alone unless Overwrite.
 	Skip func(path string) bool
+	// Buffers are the texts of the files open in an editor (nil: none):
+	// Undo plans on them, and a skipped file's checkpoint holds its text.
+	Buffers Buffers
 }
 
 // Applied is what Apply did.
@@ -43,20 +49,22 @@ const rewindPrefix = "rewind-"
 func (s *Store) Apply(ctx context.Context, p *Plan, opt ApplyOptions) (Applied, error) {
 	var a Applied
 	var todo []Change
+	var skipped []Change
 	for _, c := range p.Changes {
 		switch {
-		case opt.Skip != nil && opt.Skip(c.Path):
-			a.Skipped = append(a.Skipped, c.Path)
 		case c.Conflict && !opt.Overwrite:
 			a.Conflicts = append(a.Conflicts, c.Path)
+		case opt.Skip != nil && opt.Skip(c.Path):
+			a.Skipped = append(a.Skipped, c.Path)
+			skipped = append(skipped, c)
 		default:
 			todo = append(todo, c)
 		}
 	}
-	if len(todo) == 0 {
+	if len(todo)+len(skipped) == 0 {
 		return a, nil
 	}
-	scopes, err := s.rewindCheckpoints(ctx, p, todo)
+	scopes, err := s.rewindCheckpoints(ctx, p, append(slices.Clone(todo), skipped...), skipped, opt.Buffers)
 	if err != nil {
 		return a, err
 	}
@@ -96,6 +104,8 @@ func (s *Store) Apply(ctx context.Context, p *Plan, opt ApplyOptions) (Applied, 
 		a.Written = append(a.Written, c.Path)
 	}
 	for _, sc := range scopes {
+		// A skipped file is recorded as the caller will leave it.
+		sc.overlay = afterOverlay(sc.Root, skipped)
 		if err := s.After(context.WithoutCancel(ctx), sc); err != nil {
 			errs = append(errs, err)
 		}
@@ -104,8 +114,10 @@ func (s *Store) Apply(ctx context.Context, p *Plan, opt ApplyOptions) (Applied, 
 }
 
 // rewindCheckpoints checkpoints the files a rewind is about to change, one
-// scope per workspace root, each under a new rewind-<n> ID of the document.
-func (s *Store) rewindCheckpoints(ctx context.Context, p *Plan, todo []Change) ([]Scope, error) {
+// scope per workspace root, each under a new rewind-<n> ID of the document;
+// the skipped ones (the caller's, open in an editor) as their buffers hold
+// them.
+func (s *Store) rewindCheckpoints(ctx context.Context, p *Plan, todo, skipped []Change, buffers Buffers) ([]Scope, error) {
 	calls, err := s.List(ctx, p.Doc)
 	if err != nil {
 		return nil, err
@@ -122,7 +134,8 @@ func (s *Store) rewindCheckpoints(ctx context.Context, p *Plan, todo []Change) (
 	var scopes []Scope
 	for _, root := range roots {
 		for tries := 0; ; tries++ {
-			sc := Scope{Root: root, Doc: p.Doc, ID: fmt.Sprintf("%s%d", rewindPrefix, n), Paths: byRoot[root]}
+			sc := Scope{Root: root, Doc: p.Doc, ID: fmt.Sprintf("%s%d", rewindPrefix, n), Paths: byRoot[root],
+				overlay: beforeOverlay(root, skipped, buffers)}
 			n++
 			_, err := s.record(ctx, sc, stageBefore, meta{RewindTo: p.ID})
 			var gerr *gitError
@@ -146,7 +159,7 @@ func (s *Store) Undo(ctx context.Context, doc, undoID string, opt ApplyOptions) 
 	if !strings.HasPrefix(undoID, rewindPrefix) {
 		return Applied{}, fmt.Errorf("rewind: %s is not a rewind; to take back a call use Plan and Apply", undoID)
 	}
-	p, err := s.Plan(ctx, doc, undoID)
+	p, err := s.PlanWith(ctx, doc, undoID, opt.Buffers)
 	if err != nil {
 		return Applied{}, err
 	}

@@ -54,3 +54,57 @@ func (e entry) fileMode() os.FileMode {
 	}
 	return 0o644
 }
+
+// currentEntry is a file's state now: on disk, or, for a regular file open
+// in an editor, its buffer's text with the file's mode. A buffer does not
+// make a file exist: one the calls deleted is absent, whatever is open.
+func currentEntry(path string, buffers Buffers) (entry, error) {
+	e, err := diskEntry(path)
+	if err != nil || buffers == nil || (e.mode != "100644" && e.mode != "100755") {
+		return e, err
+	}
+	if text, open := buffers(path); open {
+		e.oid = blobID(text)
+	}
+	return e, nil
+}
+
+// overlayFile is a file of a scope recorded as given instead of as on
+// disk: a file open in an editor, which a rewind changes there.
+type overlayFile struct {
+	content []byte
+	mode    os.FileMode
+	absent  bool
+}
+
+// beforeOverlay records skipped files as their buffers hold them (the
+// disk, when not open).
+func beforeOverlay(root string, skipped []Change, buffers Buffers) map[string]overlayFile {
+	if buffers == nil {
+		return nil
+	}
+	out := map[string]overlayFile{}
+	for _, c := range skipped {
+		if c.root != root {
+			continue
+		}
+		if text, open := buffers(c.Path); open {
+			if e, err := diskEntry(c.Path); err == nil && (e.mode == "100644" || e.mode == "100755") {
+				out[c.rel] = overlayFile{content: text, mode: e.fileMode()}
+			}
+		}
+	}
+	return out
+}
+
+// afterOverlay records skipped files as the caller leaves them.
+func afterOverlay(root string, skipped []Change) map[string]overlayFile {
+	out := map[string]overlayFile{}
+	for _, c := range skipped {
+		if c.root != root {
+			continue
+		}
+		out[c.rel] = overlayFile{content: c.Content, mode: c.Mode, absent: c.Kind == Remove}
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +181,73 @@ func TestUnfinishedCallIsClosedByPlan(t *testing.T) {
 	a.rewind(sc.ID, ApplyOptions{})
 	if got := tree(t, root)["a.txt"]; got != "file 0 a\n" {
 		t.Errorf("a.txt = %q after the rewind, want its text before the call", got)
+	}
+}
+
+// A file open in an editor is planned against its buffer: unsaved typing
+// is a conflict; a rewind that the caller carries out in the buffer is
+// recorded as the buffer had it and as the caller leaves it, so that Undo
+// (planned on the buffers again) gives the buffer the agent's text back.
+func TestBuffersArePlannedAndUndoneLikeFiles(t *testing.T) {
+	t.Parallel()
+	a, ids, _ := fourStates(t)
+	mainGo := filepath.Join(a.root, "main.go")
+	buffer := "v2\n" // what the editor shows: the agent's version
+	buffers := func(path string) ([]byte, bool) { return []byte(buffer), path == mainGo }
+	skip := func(path string) bool { return path == mainGo }
+
+	buffer = "v2 and my unsaved typing\n"
+	p, err := a.s.PlanWith(testCtx(t), a.doc, ids[0], buffers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(a.root, p); !slices.Contains(got, "!restore main.go") {
+		t.Errorf("plan with a typed-into buffer: %v, want main.go as a conflict", got)
+	}
+
+	buffer = "v2\n"
+	p, err = a.s.PlanWith(testCtx(t), a.doc, ids[0], buffers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := a.s.Apply(testCtx(t), p, ApplyOptions{Skip: skip, Buffers: buffers})
+	if err != nil || applied.UndoID == "" || !slices.Equal(applied.Skipped, []string{mainGo}) {
+		t.Fatalf("Apply = %+v, %v", applied, err)
+	}
+	buffer = "v0\n" // the caller's edit of the buffer, not saved
+	up, err := a.s.PlanWith(testCtx(t), a.doc, applied.UndoID, buffers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(up.Changes, func(c Change) bool { return c.Path == mainGo }); i < 0 || up.Changes[i].Conflict || string(up.Changes[i].Content) != "v2\n" {
+		t.Errorf("the undo's plan: %v, want main.go back to the agent's v2", changes(a.root, up))
+	}
+	undone, err := a.s.Undo(testCtx(t), a.doc, applied.UndoID, ApplyOptions{Skip: skip, Buffers: buffers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(undone.Skipped, []string{mainGo}) || len(undone.Conflicts) != 0 {
+		t.Fatalf("Undo = %+v: want main.go handed to the caller, no conflict", undone)
+	}
+	if got, _ := os.ReadFile(mainGo); string(got) != "v2\n" {
+		t.Errorf("main.go on disk = %q: a skipped file was written", got)
+	}
+	if got := tree(t, a.root)["new.go"]; got != "file 0 n3\n" {
+		t.Errorf("new.go = %q after the undo, want the agent's version back", got)
+	}
+}
+
+// A buffer the editor never reloaded still shows the text before the
+// calls: the file is planned on disk, as if it were not open.
+func TestStaleBufferIsRestoredOnDisk(t *testing.T) {
+	t.Parallel()
+	a, ids, _ := fourStates(t)
+	mainGo := filepath.Join(a.root, "main.go")
+	p, err := a.s.PlanWith(testCtx(t), a.doc, ids[0], func(path string) ([]byte, bool) { return []byte("v0\n"), path == mainGo })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(a.root, p); !slices.Contains(got, "restore main.go") {
+		t.Errorf("plan %v, want main.go restored (on disk: the buffer already shows v0)", got)
 	}
 }

@@ -18,6 +18,10 @@ type Scope struct {
 	// nil records the whole workspace: tracked files and untracked ones
 	// that .gitignore does not exclude.
 	Paths []string
+
+	// overlay records some named paths (relative) as given, not as on
+	// disk: the files a rewind changes through an editor.
+	overlay map[string]overlayFile
 }
 
 // Ref is a recorded checkpoint.

@@ -64,12 +64,24 @@ func (p *Plan) Conflicts() int {
 	return n
 }
 
+// Buffers are the texts of files open in an editor, by absolute path:
+// such a file's current state is its buffer's text (unsaved changes
+// included), not the disk's. open is false for a file that is not open.
+type Buffers func(path string) (text []byte, open bool)
+
 // Plan works out "Rewind files to before this call": every file changed by
 // the call and by every later call of the document goes back to its state
 // before the earliest of those calls that touched it. A call whose After
 // was never recorded (chatls stopped while it ran) is closed first with the
 // state found now.
 func (s *Store) Plan(ctx context.Context, doc, id string) (*Plan, error) {
+	return s.PlanWith(ctx, doc, id, nil)
+}
+
+// PlanWith is Plan where the files open in an editor are as buffers has
+// them: a buffer the user typed into since the last call is a conflict,
+// and a restore is planned against the buffer's text.
+func (s *Store) PlanWith(ctx context.Context, doc, id string, buffers Buffers) (*Plan, error) {
 	unlockGC, err := flock(ctx, s.private("gc.lock"), true)
 	if err != nil {
 		return nil, err
@@ -97,14 +109,14 @@ func (s *Store) Plan(ctx context.Context, doc, id string) (*Plan, error) {
 		}
 	}
 	if closed {
-		return s.Plan(ctx, doc, id)
+		return s.PlanWith(ctx, doc, id, buffers)
 	}
 	unlockGC, err = flock(ctx, s.private("gc.lock"), true)
 	if err != nil {
 		return nil, err
 	}
 	defer unlockGC()
-	return s.plan(ctx, doc, id, calls[k:])
+	return s.plan(ctx, doc, id, calls[k:], buffers)
 }
 
 // fileHistory is what the rewound calls did to one file.
@@ -116,7 +128,7 @@ type fileHistory struct {
 	uncovered   string // the first one's before did not store it: why
 }
 
-func (s *Store) plan(ctx context.Context, doc, id string, calls []Call) (*Plan, error) {
+func (s *Store) plan(ctx context.Context, doc, id string, calls []Call, buffers Buffers) (*Plan, error) {
 	p := &Plan{Doc: doc, ID: id}
 	files := map[string]*fileHistory{}
 	for _, c := range calls {
@@ -137,9 +149,16 @@ func (s *Store) plan(ctx context.Context, doc, id string, calls []Call) (*Plan, 
 		if h.uncovered != "" {
 			continue // no stored "before": leave the file alone, it is in NotCovered
 		}
-		disk, err := diskEntry(path)
+		disk, err := currentEntry(path, buffers)
 		if err != nil {
 			return nil, fmt.Errorf("rewind: cannot read %s to plan the rewind: %w", path, err)
+		}
+		if buffers != nil && disk == h.target {
+			// A buffer the editor never reloaded still shows the text
+			// before the calls: the disk is what needs restoring.
+			if disk, err = diskEntry(path); err != nil {
+				return nil, fmt.Errorf("rewind: cannot read %s to plan the rewind: %w", path, err)
+			}
 		}
 		if disk == h.target {
 			continue // already as it was

@@ -1,6 +1,7 @@
 package rewind
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -80,13 +81,32 @@ func (s *Store) wholeSnapshot(ctx context.Context, root string) (snapshot, error
 // starts empty, so the tree holds exactly the scope. A named directory
 // stands for the files under it; named files that .gitignore excludes are
 // not stored (listed as not covered), as in a whole snapshot.
-func (s *Store) scopedSnapshot(ctx context.Context, root string, paths []string) (snapshot, error) {
+//
+// overlay names paths recorded as given instead (files open in an editor).
+func (s *Store) scopedSnapshot(ctx context.Context, root string, paths []string, overlay map[string]overlayFile) (snapshot, error) {
 	index := s.private("tmp", "index-"+randomHex())
 	defer os.Remove(index)
 	g := s.git(root, index)
 	var snap snapshot
 	var present []string
+	var given strings.Builder // update-index --index-info lines
 	for _, p := range paths {
+		if ov, ok := overlay[p]; ok {
+			if ov.absent {
+				snap.absent = append(snap.absent, p)
+				continue
+			}
+			out, err := g.run(ctx, bytes.NewReader(ov.content), "hash-object", "-w", "--stdin")
+			if err != nil {
+				return snapshot{}, err
+			}
+			mode := "100644"
+			if ov.mode&0o100 != 0 {
+				mode = "100755"
+			}
+			fmt.Fprintf(&given, "%s %s\t%s\n", mode, strings.TrimSpace(string(out)), p)
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); os.IsNotExist(err) {
 			snap.absent = append(snap.absent, p)
 		} else {
@@ -118,6 +138,11 @@ func (s *Store) scopedSnapshot(ctx context.Context, root string, paths []string)
 	}
 	if err := updateIndex(ctx, g, nil, add); err != nil {
 		return snapshot{}, err
+	}
+	if given.Len() > 0 {
+		if _, err := g.run(ctx, strings.NewReader(given.String()), "update-index", "--index-info"); err != nil {
+			return snapshot{}, err
+		}
 	}
 	var err error
 	snap.tree, err = writeTree(ctx, g)

@@ -23,6 +23,13 @@ type codeAction struct {
 	Command     *protocol.Command     `json:"command,omitempty"`
 	// Diagnostics are the ones the action fixes (the context window's).
 	Diagnostics []lspext.Diagnostic `json:"diagnostics,omitempty"`
+	// Disabled says why an action that cannot be taken is shown (LSP
+	// 3.16): a rewind of a call on a remote target.
+	Disabled *codeActionDisabled `json:"disabled,omitempty"`
+}
+
+type codeActionDisabled struct {
+	Reason string `json:"reason"`
 }
 
 // codeActions offers the approval actions of SPEC §3 at a placeholder or
@@ -47,6 +54,9 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 				actions = append(actions, act)
 			}
 		}
+	}
+	if ds != nil {
+		actions = append(actions, s.rewindActions(ctx, snap, span.Start)...)
 	}
 	actions = append(actions, s.allPendingActions(doc, edit)...)
 	for _, fix := range s.quickFixes(ds, doc, span, edit) {
@@ -96,6 +106,28 @@ func (s *Server) codeActionFor(o session.Offer, snap *snapshot, doc *chatdoc.Doc
 			Command: command("Always allow", "chatls.alwaysAllow", map[string]any{"uri": snap.uri, "id": u.ID, "scope": o.Scope, "rule": o.Rule})}, true
 	}
 	return codeAction{}, false
+}
+
+// rewindActions are the rewind actions of SPEC §10 at a tool use or a
+// message marker, as commands (the files change when they run).
+func (s *Server) rewindActions(ctx context.Context, snap *snapshot, offset int) []codeAction {
+	var out []codeAction
+	for _, o := range s.sess.RewindOffers(ctx, snap.d, snap.doc, offset) {
+		if o.Disabled != "" {
+			out = append(out, codeAction{Title: o.Title, Kind: "refactor.rewrite", Disabled: &codeActionDisabled{Reason: o.Disabled}})
+			continue
+		}
+		args := map[string]any{"uri": snap.uri}
+		switch o.Command {
+		case session.CommandRewind:
+			args["id"], args["message"], args["conversation"], args["overwrite"] = o.ID, o.Message, o.Conversation, o.Overwrite
+		case session.CommandBranch:
+			args["message"] = o.Message
+		}
+		out = append(out, codeAction{Title: o.Title, Kind: "refactor.rewrite",
+			Command: &protocol.Command{Title: o.Title, Command: o.Command, Arguments: []interface{}{args}}})
+	}
+	return out
 }
 
 // approveWith is the edit that approves the placeholder of id and adds

@@ -24,7 +24,7 @@ const MethodStatus = "chatls/status"
 
 func (e lspEditor) ApplyEdit(req session.EditRequest) <-chan session.EditReply {
 	s := e.s
-	params := lspext.ApplyWorkspaceEditParams{Label: req.Label, Edit: s.workspaceEdit(req.URI, req.Version, req.Versioned, req.Doc, req.Edits)}
+	params := lspext.ApplyWorkspaceEditParams{Label: req.Label, Edit: s.requestEdit(req)}
 	out := make(chan session.EditReply, 1)
 	reply := s.applyEdit(params)
 	if s.silent.Load() {
@@ -94,12 +94,36 @@ func (e lspEditor) Changed(d *session.Doc) {
 // for an edit whose version the server does not know (Neovim 0.7 cannot
 // take a null version).
 func (s *Server) workspaceEdit(uri string, version int32, versioned bool, doc *chatdoc.Document, edits []chatdoc.TextEdit) lspext.WorkspaceEdit {
-	wire := lspEdits(doc, edits, s.encoding())
-	if !versioned || !s.features().documentChanges {
-		return lspext.WorkspaceEdit{Changes: map[string][]lspext.TextEdit{uri: wire}}
+	return s.requestEdit(session.EditRequest{URI: uri, Version: version, Versioned: versioned, Doc: doc, Edits: edits})
+}
+
+// requestEdit is the workspace edit of a session's edit: the document's
+// and those of other open files, all versioned or (a client without
+// documentChanges, a version the server does not know) all plain changes,
+// since a client that has documentChanges ignores changes.
+func (s *Server) requestEdit(req session.EditRequest) lspext.WorkspaceEdit {
+	enc := s.encoding()
+	parts := req.Files
+	versioned := req.Versioned && s.features().documentChanges
+	if req.URI != "" {
+		parts = append([]session.FileEdit{{URI: req.URI, Version: req.Version, Doc: req.Doc, Edits: req.Edits}}, parts...)
+	} else {
+		versioned = s.features().documentChanges
 	}
-	return lspext.WorkspaceEdit{DocumentChanges: []lspext.TextDocumentEdit{{
-		TextDocument: lspext.VersionedTextDocumentIdentifier{URI: uri, Version: version}, Edits: wire}}}
+	var out lspext.WorkspaceEdit
+	for _, p := range parts {
+		wire := lspEdits(p.Doc, p.Edits, enc)
+		if versioned {
+			out.DocumentChanges = append(out.DocumentChanges, lspext.TextDocumentEdit{
+				TextDocument: lspext.VersionedTextDocumentIdentifier{URI: p.URI, Version: p.Version}, Edits: wire})
+			continue
+		}
+		if out.Changes == nil {
+			out.Changes = map[string][]lspext.TextEdit{}
+		}
+		out.Changes[p.URI] = append(out.Changes[p.URI], wire...)
+	}
+	return out
 }
 
 func (s *Server) encoding() chatdoc.Encoding {

@@ -23,6 +23,12 @@ type commandArgs struct {
 	// and tells chatls.explain the client shows the answer's markdown
 	// itself (no message with the trace).
 	Format string `json:"format"`
+	// Message, Conversation and Overwrite are the rewind commands' (SPEC
+	// §10): the message the conversation is cut before or branched at,
+	// whether the later messages go too, whether conflicts are restored.
+	Message      *int `json:"message"`
+	Conversation bool `json:"conversation"`
+	Overwrite    bool `json:"overwrite"`
 	// Path names the document instead of URI, as an editor shows it:
 	// absolute, "~/…", or relative to the editor's directory (Helix 25.07's
 	// %{buffer_name}); see openDocByPath.
@@ -85,6 +91,34 @@ func commands() map[string]command {
 				return nil, err
 			}
 			return map[string]any{"archive": done.Archive, "trimmed": done.Trimmed, "saved": done.Saved}, nil
+		}},
+		session.CommandRewind: {needsID: true, run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			msg := -1
+			if c.args.Message != nil {
+				msg = *c.args.Message
+			}
+			done, err := s.sess.Rewind(ctx, c.ds, c.args.ID, msg, c.args.Conversation, c.args.Overwrite)
+			if err != nil {
+				return nil, err
+			}
+			return rewoundResult(done), nil
+		}},
+		session.CommandUndoRewind: {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
+			done, err := s.sess.UndoRewind(ctx, c.ds, c.args.Overwrite)
+			if err != nil {
+				return nil, err
+			}
+			return rewoundResult(done), nil
+		}},
+		session.CommandBranch: {run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			if c.args.Message == nil {
+				return nil, invalidParams(fmt.Errorf("chatls.branch needs a message index"))
+			}
+			file, err := s.sess.Branch(c.ds, *c.args.Message)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"file": file}, nil
 		}},
 		"chatls.send": {run: func(s *Server, ctx context.Context, c commandCall) (any, error) {
 			if err := s.sess.Send(ctx, c.ds); err != nil {
@@ -172,4 +206,16 @@ func (s *Server) setStatusCommand(_ context.Context, c commandCall) (any, error)
 		to = chatdoc.StatusRejected
 	}
 	return map[string]any{"applied": s.sess.SetStatus(c.ds, c.args.ID, to)}, nil
+}
+
+// rewoundResult is a rewind command's answer: what changed, by path.
+func rewoundResult(r session.Rewound) map[string]any {
+	list := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	return map[string]any{"undoId": r.UndoID, "written": list(r.Written), "removed": list(r.Removed),
+		"inEditor": list(r.InEditor), "conflicts": list(r.Conflicts), "cut": r.Cut}
 }

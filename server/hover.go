@@ -9,7 +9,8 @@ import (
 )
 
 // hover shows a tool use's or placeholder's description, full input, the
-// policy decision with its trace, and the status (SPEC §3).
+// policy decision with its trace, and the status (SPEC §3); on a tool use
+// with a checkpoint, first what a rewind to before it changes (§10).
 func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapshot) (any, error) {
 	doc := snap.doc
 	offset := offsetAt(doc, p.Position, snap.enc)
@@ -27,11 +28,15 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams, snap *snapsh
 	}
 	info := s.sess.HoverInfo(ctx, ds, doc, r, u)
 	span := u.Span
+	md := surface.HoverMarkdown(info)
 	if r != nil && r.Span.Contains(offset) {
 		span = r.Span
+	} else if rw := s.sess.RewindHover(ctx, ds, doc, u); rw != "" {
+		// What a rewind to before this call changes comes first (SPEC §10).
+		md = rw + "\n---\n\n" + md
 	}
 	return map[string]any{
-		"contents": map[string]any{"kind": "markdown", "value": surface.HoverMarkdown(info)},
+		"contents": map[string]any{"kind": "markdown", "value": md},
 		"range":    lspRange(doc, span, snap.enc),
 	}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/session"
 	"github.com/chatls/chatls/surface"
 )
 
@@ -15,6 +16,7 @@ var serverCommands = []string{
 	"chatls.advance", "chatls.run", "chatls.cancel", "chatls.alwaysAllow", "chatls.explain", "chatls.listTools",
 	"chatls.approve", "chatls.reject", // code lenses can only carry commands
 	"chatls.compact", "chatls.trim", // the context window's code actions (SPEC §11)
+	session.CommandRewind, session.CommandUndoRewind, session.CommandBranch, // the rewind actions' (SPEC §10)
 }
 
 func (s *Server) initialize(raw *json.RawMessage) (any, error) {

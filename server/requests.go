@@ -18,6 +18,9 @@ func onDocument[P, R any](h func(s *Server, ctx context.Context, p P, snap *snap
 			return nil, err
 		}
 		if snap == nil {
+			if s.followedFile(raw) {
+				return nil, nil // another file of the editor's: nothing to say about it
+			}
 			return nil, errNotOpen()
 		}
 		return h(s, ctx, p, snap)
@@ -52,6 +55,17 @@ func requestHandlers() map[string]requestHandler {
 		"textDocument/semanticTokens/full":       onDocument((*Server).semanticTokensFull),
 		"textDocument/semanticTokens/full/delta": onDocument((*Server).semanticTokensDelta),
 	}
+}
+
+// followedFile says the request is about an open file that is not a
+// conversation (the session follows it for rewinds).
+func (s *Server) followedFile(raw *json.RawMessage) bool {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	return raw != nil && json.Unmarshal(*raw, &p) == nil && p.TextDocument.URI != "" && s.sess.IsFile(p.TextDocument.URI)
 }
 
 // errNotOpen answers requests about documents the client never opened.

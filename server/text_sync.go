@@ -9,6 +9,7 @@ import (
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/server/framing"
 	"github.com/chatls/chatls/server/lspext"
+	"github.com/chatls/chatls/session"
 	"github.com/chatls/chatls/surface"
 )
 
@@ -21,6 +22,12 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 		return
 	}
 	uri := string(p.TextDocument.URI)
+	if !session.IsConversation(uri, string(p.TextDocument.LanguageID)) {
+		// Another buffer of the editor's: followed, so that a rewind
+		// changes it in the editor (SPEC §10); no diagnostics, no cycle.
+		s.sess.OpenFile(uri, p.TextDocument.Text, p.TextDocument.Version)
+		return
+	}
 	s.mu.Lock()
 	s.views[uri] = &docView{tokens: surface.NewTokenResults()}
 	s.mu.Unlock()
@@ -72,7 +79,7 @@ func (s *Server) didChange(raw *json.RawMessage) {
 		}
 		changes = append(changes, ch)
 	}
-	if !s.sess.Change(uri, changes, p.TextDocument.Version) {
+	if !s.sess.Change(uri, changes, p.TextDocument.Version) && !s.sess.ChangeFile(uri, changes, p.TextDocument.Version) {
 		s.log.Warn("didChange for a document that is not open", zap.String("uri", uri))
 	}
 }
@@ -83,6 +90,9 @@ func (s *Server) didClose(raw *json.RawMessage) {
 		return
 	}
 	uri := string(p.TextDocument.URI)
+	if s.sess.CloseFile(uri) {
+		return
+	}
 	s.mu.Lock()
 	delete(s.views, uri)
 	s.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/contextwin"
+	"github.com/chatls/chatls/internal/docfile"
 	"github.com/chatls/chatls/provider"
 	"github.com/chatls/chatls/provider/usagelog"
 )
@@ -65,7 +66,7 @@ func (s *Session) Compact(ctx context.Context, ds *Doc) (Compacted, error) {
 	if err != nil {
 		return Compacted{}, fmt.Errorf("the summary request failed, nothing changed: %w", err)
 	}
-	archive, f, err := createArchive(ds.path)
+	archive, f, err := createSibling(ds.path, "archive")
 	if err != nil {
 		return Compacted{}, err
 	}
@@ -97,20 +98,20 @@ func (s *Session) Compact(ctx context.Context, ds *Doc) (Compacted, error) {
 	return done, nil
 }
 
-// createArchive creates the first free NAME.archive-N.chat beside the
-// document, exclusively (two compactions never share one).
-func createArchive(docPath string) (string, *os.File, error) {
+// createSibling creates the first free NAME.KIND-N.chat beside the
+// document (an archive, a branch), exclusively: two never share one.
+func createSibling(docPath, kind string) (string, *os.File, error) {
 	for range 100 {
-		name := contextwin.ArchiveName(docPath, func(p string) bool { _, err := os.Lstat(p); return err == nil })
+		name := docfile.SiblingName(docPath, kind, func(p string) bool { _, err := os.Lstat(p); return err == nil })
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			return name, f, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return "", nil, fmt.Errorf("cannot create the archive beside %s: %w", filepath.Base(docPath), err)
+			return "", nil, fmt.Errorf("cannot create the %s beside %s: %w", kind, filepath.Base(docPath), err)
 		}
 	}
-	return "", nil, fmt.Errorf("cannot find a free archive name beside %s", docPath)
+	return "", nil, fmt.Errorf("cannot find a free %s name beside %s", kind, docPath)
 }
 
 // summarize sends the summary request (one user message, no tools) to the

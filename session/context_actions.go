@@ -93,7 +93,7 @@ func (s *Session) Trim(ctx context.Context, ds *Doc) (Trimmed, error) {
 	if _, err := contextwin.Trim(doc, keep, ds.path); err != nil {
 		return Trimmed{}, &BadRequestError{Reason: err.Error()}
 	}
-	archive, f, err := createArchive(ds.path)
+	archive, f, err := createSibling(ds.path, "archive")
 	if err != nil {
 		return Trimmed{}, err
 	}

@@ -40,6 +40,19 @@ type EditRequest struct {
 	// Label names the edit for an editor's undo list ("" for the edits of
 	// a streaming answer: Neovim prints every label).
 	Label string
+	// Files are edits of other open files that go in the same workspace
+	// edit (a rewind's restores, SPEC §10). An edit of files only has no
+	// URI.
+	Files []FileEdit
+}
+
+// FileEdit is an edit of an open file that is not a conversation, built
+// on its text at the editor's Version.
+type FileEdit struct {
+	URI     string
+	Version int32
+	Doc     *chatdoc.Document
+	Edits   []chatdoc.TextEdit
 }
 
 // EditReply is the editor's answer to an edit.

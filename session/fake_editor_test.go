@@ -25,6 +25,8 @@ type fakeEditor struct {
 	messages []string
 	applied  int
 	requests []EditRequest // the applied edits, in order
+	// edits are the edits the editor was asked for, in order.
+	edits []EditRequest
 
 	// refuse, when set, says which edits the editor refuses.
 	refuse func(EditRequest) bool
@@ -46,38 +48,68 @@ func (e *fakeEditor) ApplyEdit(req EditRequest) <-chan EditReply {
 			time.Sleep(e.delay()) // the client's latency, not a wait of the test
 		}
 		e.mu.Lock()
-		buf, version := e.bufs[req.URI], e.versions[req.URI]
-		if buf == nil || (e.refuse != nil && e.refuse(req)) || req.Versioned && version != req.Version {
-			e.mu.Unlock()
-			out <- EditReply{Reason: "the document changed"}
-			return
+		e.edits = append(e.edits, req)
+		// The document's edit and those of other files, all or nothing, as
+		// VS Code applies a versioned workspace edit.
+		parts := req.Files
+		if req.URI != "" {
+			parts = append([]FileEdit{{URI: req.URI, Version: req.Version, Doc: req.Doc, Edits: req.Edits}}, parts...)
 		}
-		// Positions, as on the wire, counted in the text the edit was built
-		// on; applied to the buffer as it is, the way an editor does.
-		enc := e.s.Encoding()
-		changes := make([]chatdoc.Change, 0, len(req.Edits))
-		sorted := slices.Clone(req.Edits)
-		// Later edits first: earlier positions stay valid.
-		slices.SortStableFunc(sorted, func(a, b chatdoc.TextEdit) int { return b.Span.Start - a.Span.Start })
-		for _, te := range sorted {
-			r := chatdoc.Range{Start: req.Doc.Lines.Position(te.Span.Start, enc), End: req.Doc.Lines.Position(te.Span.End, enc)}
-			changes = append(changes, chatdoc.Change{Range: &r, Text: te.NewText})
+		for i, p := range parts {
+			buf, version := e.bufs[p.URI], e.versions[p.URI]
+			versioned := i > 0 || req.URI == "" || req.Versioned
+			if buf == nil || (e.refuse != nil && e.refuse(req)) || versioned && version != p.Version {
+				e.mu.Unlock()
+				out <- EditReply{Reason: "the document changed"}
+				return
+			}
 		}
-		next := buf.Apply(changes, enc)
-		e.bufs[req.URI], e.versions[req.URI] = next, version+1
+		type echo struct {
+			uri     string
+			changes []chatdoc.Change
+			version int32
+			file    bool
+		}
+		var echoes []echo
+		for i, p := range parts {
+			buf, version := e.bufs[p.URI], e.versions[p.URI]
+			// Positions, as on the wire, counted in the text the edit was
+			// built on; applied to the buffer as it is, as an editor does.
+			enc := e.s.Encoding()
+			changes := make([]chatdoc.Change, 0, len(p.Edits))
+			sorted := slices.Clone(p.Edits)
+			// Later edits first: earlier positions stay valid.
+			slices.SortStableFunc(sorted, func(a, b chatdoc.TextEdit) int { return b.Span.Start - a.Span.Start })
+			for _, te := range sorted {
+				r := chatdoc.Range{Start: p.Doc.Lines.Position(te.Span.Start, enc), End: p.Doc.Lines.Position(te.Span.End, enc)}
+				changes = append(changes, chatdoc.Change{Range: &r, Text: te.NewText})
+			}
+			next := buf.Apply(changes, enc)
+			e.bufs[p.URI], e.versions[p.URI] = next, version+1
+			if e.wholeText {
+				changes = []chatdoc.Change{{Text: next.Text()}}
+			}
+			echoes = append(echoes, echo{p.URI, changes, version + 1, i > 0 || req.URI == ""})
+		}
 		e.applied++
 		e.requests = append(e.requests, req)
 		e.notifyLocked()
 		e.mu.Unlock()
-		if e.wholeText {
-			changes = []chatdoc.Change{{Text: next.Text()}}
+		send := func() {
+			for _, ec := range echoes {
+				if ec.file {
+					e.s.ChangeFile(ec.uri, ec.changes, ec.version)
+				} else {
+					e.s.Change(ec.uri, ec.changes, ec.version)
+				}
+			}
 		}
 		if e.replyFirst {
 			out <- EditReply{Applied: true}
-			e.s.Change(req.URI, changes, version+1)
+			send()
 			return
 		}
-		e.s.Change(req.URI, changes, version+1)
+		send()
 		out <- EditReply{Applied: true}
 	}()
 	return out
@@ -147,7 +179,9 @@ func (e *fakeEditor) typeAt(t *testing.T, uri, old, new string, find func(s, sub
 	version := e.versions[uri]
 	e.notifyLocked()
 	e.mu.Unlock()
-	e.s.Change(uri, change, version)
+	if !e.s.Change(uri, change, version) {
+		e.s.ChangeFile(uri, change, version)
+	}
 }
 
 // waitFor waits until cond holds, re-checking on every change the editor

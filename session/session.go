@@ -51,8 +51,10 @@ type Session struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	mu    sync.Mutex
-	docs  map[string]*Doc
+	mu   sync.Mutex
+	docs map[string]*Doc
+	// files are the other files the editor has open (open_files.go).
+	files map[string]*openFile
 	enc   chatdoc.Encoding
 	roots []string // workspace folder paths
 	// targets are the tools' targets in use (SPEC §8).
@@ -105,6 +107,7 @@ func New(opts Options, editor Editor) *Session {
 		baseCtx: ctx,
 		stop:    cancel,
 		docs:    map[string]*Doc{},
+		files:   map[string]*openFile{},
 		enc:     chatdoc.UTF16,
 		started: time.Now().UTC(),
 	}

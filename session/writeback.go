@@ -59,6 +59,13 @@ type editBuilder func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error)
 // of its own echoed); otherwise, after EchoWait, it goes unversioned, built
 // on the text the client said it has.
 func (s *Session) editDocument(ds *Doc, label string, build editBuilder) bool {
+	return s.editDocumentWith(ds, label, build, nil)
+}
+
+// editDocumentWith is editDocument whose every try also carries along's
+// edits of other open files in the same workspace edit (a rewind's
+// restores); along is asked again for each try.
+func (s *Session) editDocumentWith(ds *Doc, label string, build editBuilder, along func() []FileEdit) bool {
 	ds.writeMu.Lock()
 	defer ds.writeMu.Unlock()
 	backoff := refusedRetryFirst
@@ -88,7 +95,11 @@ func (s *Session) editDocument(ds *Doc, label string, build editBuilder) bool {
 		}
 		own := ds.sendOwnLocked(doc, edits, label, build)
 		s.mu.Unlock()
-		reply := s.editor.ApplyEdit(EditRequest{URI: ds.uri, Version: version, Versioned: versioned, Doc: doc, Edits: edits, Label: label})
+		req := EditRequest{URI: ds.uri, Version: version, Versioned: versioned, Doc: doc, Edits: edits, Label: label}
+		if along != nil {
+			req.Files = along()
+		}
+		reply := s.editor.ApplyEdit(req)
 		var res EditReply
 		select {
 		case res = <-reply:

@@ -12,7 +12,11 @@
 // `script` provider, its call waiting) and OUT_DIR/EDITOR-retry.png (the
 // status line while an overloaded provider is retried: the local Anthropic
 // stand-in clients/testdata/anthropic-server.js answers 529 twice). A picture
-// whose screen never shows what it must is an error, not a picture.
+// whose screen never shows what it must is an error, not a picture. For
+// Neovim also OUT_DIR/nvim-rewind-hover.png: the hover of a call that changed
+// an open and a closed file, listing what a rewind changes (SPEC §10).
+// Without playwright-core (clients/vscode's npm install) the page is taken
+// by chromium's own --screenshot instead.
 const cp = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -25,7 +29,12 @@ if (!bin || !outDir) {
   process.exit(2);
 }
 const clients = path.resolve(__dirname, '..');
-const { chromium } = createRequire(path.join(clients, 'vscode', 'package.json'))('playwright-core');
+let chromium = null;
+try {
+  ({ chromium } = createRequire(path.join(clients, 'vscode', 'package.json'))('playwright-core'));
+} catch {
+  // not installed: shoot() falls back to chromium --headless --screenshot
+}
 
 const COLS = 110;
 const ROWS = 26;
@@ -168,6 +177,20 @@ async function until(session, re, ms) {
 async function shoot(browser, screen, out) {
   const html = `<!doctype html><meta charset="utf-8"><body style="margin:0;background:#1c1c1c">
 <pre id="t" style="margin:0;padding:10px;font:15px/1.3 'DejaVu Sans Mono',monospace;color:#d0d0d0;background:#1c1c1c;display:inline-block">${ansiToHtml(screen)}</pre>`;
+  if (!browser) {
+    // chromium's CLI takes the whole window: size it to the terminal
+    // (DejaVu Sans Mono at 15px is 9 px a column, 19.5 px a row).
+    const file = path.join(os.tmpdir(), `chatls-shot-${process.pid}.html`);
+    fs.writeFileSync(file, html);
+    try {
+      cp.execFileSync(process.env.CHROMIUM || '/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',
+        `--window-size=${COLS * 9 + 20},${Math.ceil(ROWS * 19.5) + 20}`, `--screenshot=${out}`, `file://${file}`], { stdio: 'ignore', timeout: 60000 });
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+    console.log('wrote', out);
+    return;
+  }
   const page = await browser.newPage({ deviceScaleFactor: 1 });
   await page.setContent(html);
   await page.locator('#t').screenshot({ path: out });
@@ -279,6 +302,48 @@ function retry(browser, name) {
   });
 }
 
+// rewindHover: f.txt open in a buffer and g.txt closed, a bash call
+// approved and run changes both and makes h.txt; the hover of the call
+// lists what "Rewind files to before this call" changes, file by file.
+async function rewindHover(browser, name) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `chatls-shot-${name}-`));
+  const ws = path.join(tmp, 'ws');
+  fs.mkdirSync(ws);
+  const doc = fs.readFileSync(path.join(clients, 'testdata', 'rewind.chat'), 'utf8').replace("> g.txt", "> g.txt; echo new > h.txt");
+  fs.writeFileSync(path.join(ws, 'rewind.chat'), doc);
+  fs.writeFileSync(path.join(ws, 'f.txt'), 'v0\n');
+  fs.writeFileSync(path.join(ws, 'g.txt'), 'g0\n');
+  fs.mkdirSync(path.join(tmp, 'config', 'chatls'), { recursive: true });
+  // The call runs when the user says so; no sandbox, so that what it
+  // touches does not depend on bubblewrap.
+  fs.writeFileSync(path.join(tmp, 'config', 'chatls', 'config.toml'), 'autopilot = false\n[sandbox]\nenabled = false\n');
+  const ed = editors[name](tmp, 'f.txt');
+  const id = `chatls-shot-${name}-rw-${process.pid}`;
+  let editor = 0;
+  tmux('new-session', '-d', '-s', id, '-x', String(COLS), '-y', String(ROWS),
+    `cd ${ws} && exec env HOME=${tmp} XDG_CONFIG_HOME=${tmp}/config XDG_STATE_HOME=${tmp}/state TERM=xterm-256color ${ed.command}`);
+  try {
+    await until(id, /v0/, 20000);
+    tmux('send-keys', '-t', id, ':edit rewind.chat', 'Enter');
+    await until(id, /waits for approval/, 30000);
+    tmux('send-keys', '-t', id, '/Tool Use', 'Enter');
+    tmux('send-keys', '-t', id, ...ed.approve);
+    await until(id, /status=approved/, 20000);
+    tmux('send-keys', '-t', id, 'M-Enter');
+    await until(id, /ready to send/, 30000);
+    tmux('send-keys', '-t', id, ':set autoread | checktime | nohlsearch', 'Enter', 'gg', '/Tool Use', 'Enter', ':lua vim.lsp.buf.hover()', 'Enter');
+    const screen = await until(id, /Rewind files to before this call[\s\S]*restored .?f\.txt.? \(in the editor\)[\s\S]*removed .?h\.txt/, 20000);
+    await shoot(browser, screen, path.join(outDir, `${name}-rewind-hover.png`));
+  } finally {
+    try {
+      editor = Number(tmux('display-message', '-p', '-t', id, '#{pane_pid}').trim());
+      tmux('kill-session', '-t', id);
+    } catch {}
+    await gone(editor, 5000);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
 // gone waits until process pid has exited (0: nothing to wait for).
 async function gone(pid, ms) {
   const end = Date.now() + ms;
@@ -294,16 +359,21 @@ async function gone(pid, ms) {
 
 async function main() {
   fs.mkdirSync(outDir, { recursive: true });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = chromium && (await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] }));
   try {
     for (const name of only.length ? only : Object.keys(editors)) {
+      if (name === 'nvim-rewind') {
+        await rewindHover(browser, 'nvim'); // only this picture
+        continue;
+      }
       if (!editors[name]) throw new Error(`unknown editor ${name} (nvim, vim, emacs)`);
+      if (name === 'nvim') await rewindHover(browser, name);
       await picture(browser, name);
       await streamed(browser, name);
       await retry(browser, name);
     }
   } finally {
-    await browser.close();
+    if (browser) await browser.close();
   }
 }
 

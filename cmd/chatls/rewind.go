@@ -15,6 +15,7 @@ import (
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/internal/docfile"
 	"github.com/chatls/chatls/rewind"
+	"github.com/chatls/chatls/session"
 )
 
 // rewindTimeout bounds a listing or a rewind: a store whose lock a stuck
@@ -207,20 +208,18 @@ func printPlan(w io.Writer, p *rewind.Plan, overwrite bool) {
 	}
 }
 
-// conversationCut is the part of FILE that --conversation removes: the
-// message holding the call, and everything after it, so that FILE ends
-// with the question that led to it, ready to send again.
+// conversationCut is the part of FILE that --conversation removes, as the
+// editor's action does (session.ConversationCut).
 func conversationCut(path, id string) (*chatdoc.Span, error) {
 	doc := readDocument(path)
 	if doc == nil {
 		return nil, fmt.Errorf("cannot read %s", path)
 	}
-	u := doc.ToolUse(id)
-	if u == nil {
-		return nil, fmt.Errorf("%s has no tool use %s, so there is no place to cut the conversation", path, id)
+	span, err := session.ConversationCut(doc, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m := doc.Messages()[u.Message]
-	return &chatdoc.Span{Start: m.Span.Start, End: len(doc.Text())}, nil
+	return &span, nil
 }
 
 // removeConversation cuts FILE as conversationCut said, unless FILE

@@ -148,3 +148,22 @@ func WriteUnlessChanged(path string, data []byte, changed func() bool) (written 
 	}
 	return written, nil
 }
+
+// SiblingName is the path of the next NAME.KIND-N.chat beside the document
+// at docPath (an archive, a branch): NAME the document's name without
+// `.chat`, N the first from 1 that exists says is free. The caller creates
+// it exclusively (O_EXCL) and asks again when another process took the
+// name meanwhile. An unsaved document ("") gets "untitled".
+func SiblingName(docPath, kind string, exists func(path string) bool) string {
+	dir, base := filepath.Split(docPath)
+	name := strings.TrimSuffix(base, ".chat")
+	if name == "" {
+		name = "untitled"
+	}
+	for n := 1; ; n++ {
+		p := filepath.Join(dir, fmt.Sprintf("%s.%s-%d.chat", name, kind, n))
+		if !exists(p) {
+			return p
+		}
+	}
+}

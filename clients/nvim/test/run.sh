@@ -31,6 +31,18 @@ if [ "$status" != 0 ]; then
   exit "$status"
 fi
 
+# A rewind (rewind.lua): a workspace of its own with an open and a closed
+# file that an approved call changes.
+mkdir -p "$SCRATCH/rw/ws" "$SCRATCH/rw/config" "$SCRATCH/rw/state" "$SCRATCH/rw/data"
+cp "$PLUGIN/../testdata/rewind.chat" "$SCRATCH/rw/ws/"
+printf 'v0\n' >"$SCRATCH/rw/ws/f.txt"
+printf 'g0\n' >"$SCRATCH/rw/ws/g.txt"
+(cd "$SCRATCH/rw/ws" && CHATLS_BIN=$BIN CHATLS_WS=$SCRATCH/rw/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$SCRATCH/rw/chatls.log \
+  XDG_CONFIG_HOME=$SCRATCH/rw/config XDG_STATE_HOME=$SCRATCH/rw/state XDG_DATA_HOME=$SCRATCH/rw/data \
+  timeout 90 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/rewind.lua" </dev/null) || status=$?
+[ "$status" = 124 ] && echo "nvim rewind: timed out after 90 s"
+[ "$status" != 0 ] && { echo "--- server log (last 40 lines):"; tail -n 40 "$SCRATCH/rw/chatls.log" 2>/dev/null || true; exit "$status"; }
+
 # Whole conversations (conversation.lua): a workspace and providers of
 # their own, the script provider and a local Anthropic stand-in.
 mkdir -p "$SCRATCH/conv/ws" "$SCRATCH/conv/state" "$SCRATCH/conv/data"

@@ -16,6 +16,9 @@ M.defaults = {
   -- SPEC §4 settings, sent as initializationOptions and workspace/configuration.
   settings = nil,
   hints = true,
+  -- Attach chatls to the other file buffers of its workspace, so that a
+  -- rewind (SPEC §10) restores them in the buffer, where u undoes it.
+  follow_files = true,
   -- Buffer-local maps in .chat buffers; set one to false to leave it out.
   keys = {
     advance = '<C-]>',
@@ -56,6 +59,16 @@ local function set_keys(bufnr)
 end
 
 local function on_attach(client, bufnr)
+  if vim.bo[bufnr].filetype ~= 'chat' then
+    return -- a followed file (follow_files): no maps, no hints
+  end
+  if M.options.follow_files then
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) then
+        lsp.follow(b)
+      end
+    end
+  end
   set_keys(bufnr)
   if M.options.hints then
     hints.enable(bufnr)
@@ -144,9 +157,13 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup('chatls', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = 'chat',
+    pattern = '*',
     callback = function(args)
-      M.attach(args.buf)
+      if args.match == 'chat' then
+        M.attach(args.buf)
+      elseif M.options.follow_files then
+        lsp.follow(args.buf) -- another file: followed by a running chatls
+      end
     end,
   })
   for name, fn in pairs(COMMANDS) do

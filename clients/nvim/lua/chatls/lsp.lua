@@ -101,6 +101,26 @@ function M.attach(bufnr, opts, handlers)
   return id
 end
 
+-- follow attaches the running chatls client of the buffer's workspace to
+-- a buffer that is not a conversation, so that a rewind changes it in the
+-- buffer (its undo takes the rewind back) instead of on disk. It starts no
+-- server; a buffer without a file name or filetype is left alone (the
+-- server takes a document without a language for a conversation).
+function M.follow(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or vim.bo[bufnr].filetype == '' or vim.bo[bufnr].filetype == 'chat' or vim.bo[bufnr].buftype ~= '' then
+    return
+  end
+  name = vim.fn.fnamemodify(name, ':p')
+  local list = vim.lsp.get_clients and vim.lsp.get_clients({ name = 'chatls' }) or vim.lsp.get_active_clients()
+  for _, c in ipairs(list) do
+    local root = c.config and c.config.root_dir
+    if c.name == 'chatls' and root and name:sub(1, #root + 1) == root .. '/' then
+      vim.lsp.buf_attach_client(bufnr, c.id)
+    end
+  end
+end
+
 -- client returns the chatls client attached to bufnr, if any.
 function M.client(bufnr)
   local list
