@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chatls/chatls/internal/anthropicsse"
 )
 
 // claudeCodeACP is @zed-industries/claude-code-acp, installed by
@@ -70,47 +71,13 @@ func (r *anthropicReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("content-type", "text/event-stream")
 	switch {
 	case len(msg.Tools) == 0:
-		writeSSE(w, textAnswer(n, "Title"))
+		anthropicsse.Write(w, anthropicsse.Text(n, "Title"))
 	case strings.Contains(last, `"tool_result"`):
-		writeSSE(w, textAnswer(n, "The command printed hi."))
+		anthropicsse.Write(w, anthropicsse.Text(n, "The command printed hi."))
 	case strings.Contains(last, "second turn"):
-		writeSSE(w, textAnswer(n, "Second answer."))
+		anthropicsse.Write(w, anthropicsse.Text(n, "Second answer."))
 	default:
-		writeSSE(w, toolAnswer(n, "mcp__acp__Bash", `{"command":"echo hi && echo there","description":"Say hi","timeout":10000}`))
-	}
-}
-
-func messageStart(n int) string {
-	return fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`, n)
-}
-
-func textAnswer(n int, text string) []string {
-	t, _ := json.Marshal(text)
-	return []string{messageStart(n),
-		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + string(t) + `}}`,
-		`{"type":"content_block_stop","index":0}`,
-		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`,
-		`{"type":"message_stop"}`}
-}
-
-func toolAnswer(n int, name, input string) []string {
-	in, _ := json.Marshal(input)
-	return []string{messageStart(n),
-		fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%02d","name":%q,"input":{}}}`, n, name),
-		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":` + string(in) + `}}`,
-		`{"type":"content_block_stop","index":0}`,
-		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5}}`,
-		`{"type":"message_stop"}`}
-}
-
-func writeSSE(w io.Writer, events []string) {
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		json.Unmarshal([]byte(e), &head)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", head.Type, e)
+		anthropicsse.Write(w, anthropicsse.Tool(n, "mcp__acp__Bash", `{"command":"echo hi && echo there","description":"Say hi","timeout":10000}`))
 	}
 }
 

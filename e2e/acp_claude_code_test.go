@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/chatls/chatls/internal/anthropicsse"
 	"github.com/chatls/chatls/internal/testfs"
 )
 
@@ -54,11 +54,11 @@ func TestAgentClaudeCode(t *testing.T) {
 		w.Header().Set("content-type", "text/event-stream")
 		switch {
 		case len(msg.Tools) == 0:
-			sse(w, sseText(i, "Title"))
+			anthropicsse.Write(w, anthropicsse.Text(i, "Title"))
 		case strings.Contains(last, `"tool_result"`):
-			sse(w, sseText(i, "The command printed hi."))
+			anthropicsse.Write(w, anthropicsse.Text(i, "The command printed hi."))
 		default:
-			sse(w, sseTool(i, "mcp__acp__Bash", `{"command":"echo hi && echo there","description":"Say hi","timeout":10000}`))
+			anthropicsse.Write(w, anthropicsse.Tool(i, "mcp__acp__Bash", `{"command":"echo hi && echo there","description":"Say hi","timeout":10000}`))
 		}
 	}))
 	defer srv.Close()
@@ -88,36 +88,4 @@ func skipACP(t *testing.T, why string) {
 		t.Fatal(why + " (CHATLS_REQUIRE_ACP is set)")
 	}
 	t.Skip(why)
-}
-
-func sseStart(n int) string {
-	return fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`, n)
-}
-
-func sseText(n int, text string) []string {
-	return []string{sseStart(n),
-		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + jsonString(text) + `}}`,
-		`{"type":"content_block_stop","index":0}`,
-		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`,
-		`{"type":"message_stop"}`}
-}
-
-func sseTool(n int, name, input string) []string {
-	return []string{sseStart(n),
-		fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%02d","name":%q,"input":{}}}`, n, name),
-		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":` + jsonString(input) + `}}`,
-		`{"type":"content_block_stop","index":0}`,
-		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5}}`,
-		`{"type":"message_stop"}`}
-}
-
-func sse(w io.Writer, events []string) {
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal([]byte(e), &head)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", head.Type, e)
-	}
 }
