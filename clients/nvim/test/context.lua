@@ -14,20 +14,9 @@ local SUMMARY = assert(os.getenv('CHATLS_SUMMARY'), 'CHATLS_SUMMARY')
 local LOG = os.getenv('CHATLS_LOG') or (WS .. '/../chatls.log')
 local LONG = 60000 -- a busy 2-core machine shared with other builds
 
-local passed, failed = 0, 0
-local function out(s)
-  io.stdout:write(s .. '\n')
-end
-local function check(name, ok, detail)
-  if ok then
-    passed = passed + 1
-    out('PASS ' .. name)
-  else
-    failed = failed + 1
-    out('FAIL ' .. name .. (detail and (': ' .. tostring(detail)) or ''))
-  end
-  return ok
-end
+local HERE = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h')
+local t = dofile(HERE .. '/harness.lua')('nvim context')
+local out, check = t.out, t.check
 
 vim.opt.runtimepath:prepend(PLUGIN)
 vim.cmd('filetype plugin on')
@@ -167,5 +156,4 @@ local ok, err = xpcall(main, debug.traceback)
 if not ok then
   check('the test script ran to its end', false, err)
 end
-out(('nvim context: %d passed, %d failed'):format(passed, failed))
-vim.cmd(failed == 0 and 'qa!' or 'cq!')
+t.finish()
