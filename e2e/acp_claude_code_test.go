@@ -69,7 +69,7 @@ func TestAgentClaudeCode(t *testing.T) {
 	config := "provider = \"claude\"\n[providers.claude]\ntype = \"acp\"\ncommand = [" + jsonString(bin) + "]\n" +
 		"env = {ANTHROPIC_BASE_URL = " + jsonString(srv.URL) + ", ANTHROPIC_API_KEY = \"sk-ant-test\", HOME = " + jsonString(t.TempDir()) +
 		", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = \"1\", DISABLE_AUTOUPDATER = \"1\", IS_SANDBOX = \"1\"}\n" +
-		"[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\n[sandbox]\nenabled = false # bwrap is not what this test is about\n"
+		"[tools]\nautoApprove = [\"$default\", \"bash(echo *)\"]\n"
 	code, _, stderr := runCLISend(t, dir, config, "a.chat")
 	data, _ := os.ReadFile(file)
 	text := string(data)
