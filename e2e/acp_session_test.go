@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chatls/chatls/internal/lspclient"
 )
 
 // The agent's sessions across chatls processes and branches (SPEC §12):
@@ -105,5 +107,98 @@ func TestAgentSessionLoadAcrossProcesses(t *testing.T) {
 			}
 			s2.waitMessage(1, "cannot load earlier sessions", "a new session does not know the conversation above")
 		})
+	}
+}
+
+// "Branch conversation here" on an agent's document makes a new document
+// whose first send starts a new agent session (session/new), never the
+// original document's: the branch's path has no remembered session, also
+// when an earlier branch of the same name talked to the agent and was
+// deleted.
+func TestAgentBranchStartsANewSession(t *testing.T) {
+	env, log := agentSessionEnv(t, nil)
+	s := start(t, sessionOptions{userConfig: agentConfig(t, env, "")})
+	uri := s.open("a.chat", "@You:\nremember the blue door\n")
+	s.send(uri)
+	s.waitText(uri, "@Assistant:\nNoted.\n")
+	waitDone(t, s, uri)
+	original := agentLog(t, log)[0][1]
+
+	// branch applies the action at the last @You: as the user picks it,
+	// and opens the new document with the next question.
+	branch := func(question string) (string, string) {
+		t.Helper()
+		text := s.c.Doc(uri).Text
+		at := strings.LastIndex(text, "@You:")
+		pos := endPosition(text[:at])
+		var actions []codeAction
+		if err := s.c.Call(s.ctx, "textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"range":        map[string]any{"start": pos, "end": pos},
+			"context":      map[string]any{"diagnostics": []any{}},
+		}, &actions); err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(actions, func(a codeAction) bool { return a.Title == "Branch conversation here" })
+		if i < 0 || actions[i].Command == nil {
+			t.Fatalf("no Branch conversation here at the last @You:: %+v", actions)
+		}
+		out, err := s.command(actions[i].Command.Command, actions[i].Command.Arguments[0])
+		if err != nil {
+			t.Fatalf("%s: %v", actions[i].Command.Command, err)
+		}
+		file, _ := out["file"].(string)
+		if file != filepath.Join(s.ws, "a.branch-1.chat") {
+			t.Fatalf("the branch is %q", file)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil || string(data) != text[:at] {
+			t.Fatalf("the branch holds %q (%v), want the messages before the last @You:", data, err)
+		}
+		b := lspclient.PathURI(file)
+		if err := s.c.Open(s.ctx, b, string(data)+"@You:\n"+question+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		s.send(b)
+		waitDone(t, s, b)
+		return b, file
+	}
+	newSession := func(what string, before int) string {
+		t.Helper()
+		got := agentLog(t, log)[before:]
+		if len(got) != 2 || got[0][0] != "session/new" || got[0][1] == original || got[1] != [2]string{"session/prompt", got[0][1]} {
+			t.Fatalf("%s: the agent's requests %q, want a session/new (not %s) and its prompt", what, got, original)
+		}
+		return got[0][1]
+	}
+
+	n := len(agentLog(t, log))
+	b, file := branch("remember the red door")
+	first := newSession("the branch's first send", n)
+
+	// The branch is closed and deleted; a new branch gets its name again.
+	if err := s.c.Notify(s.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": b}}); err != nil {
+		t.Fatal(err)
+	}
+	s.settle(uri)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	n = len(agentLog(t, log))
+	b, _ = branch("recall")
+	if again := newSession("the second branch of that name", n); again == first {
+		t.Errorf("the second branch went on in the deleted branch's session %s", first)
+	}
+	if text := s.c.Doc(b).Text; !strings.Contains(text, "You said:") || strings.Contains(text[strings.LastIndex(text, "recall"):], "door") {
+		t.Errorf("the new branch's session knows an earlier conversation:\n%s", text)
+	}
+
+	// The original document goes on in its own session.
+	n = len(agentLog(t, log))
+	askAgent(t, s, uri, "recall\n")
+	s.waitText(uri, "You said: remember the blue door")
+	waitDone(t, s, uri)
+	if got := agentLog(t, log)[n:]; !slices.Equal(got, [][2]string{{"session/prompt", original}}) {
+		t.Errorf("the original document's next send: %q, want a prompt in %s", got, original)
 	}
 }
