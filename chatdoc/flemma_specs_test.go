@@ -168,3 +168,62 @@ func TestFlemmaSpecToolSiblings(t *testing.T) {
 		}
 	})
 }
+
+// tests/flemma/injector_background_spec.lua: how a background call's
+// header and its Job Result are written (set_header_modeline,
+// append_job_result). chatls writes the running text with the header
+// (BackgroundResult) and delivers with AddJobResult.
+func TestFlemmaSpecInjectorBackground(t *testing.T) {
+	t.Run("set_header_modeline: writes KV modeline to tool_result header", func(t *testing.T) {
+		text := lines("@Assistant:", "**Tool Use:** `bash` (`tool_01`)", "", "```json", `{"command": "ls"}`, "```", "",
+			"@You:", "**Tool Result:** `tool_01`", "", "```", "```")
+		edits, err := BackgroundResult(Parse(text), "tool_01", "bg_k7x2m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ApplyEdits(text, edits)
+		if header := strings.Split(got, "\n")[8]; header != "**Tool Result:** `tool_01` (job=bg_k7x2m)" {
+			t.Fatalf("line 9 %q:\n%s", header, got)
+		}
+		if r := Parse(got).ToolResult("tool_01"); r == nil || r.Status != StatusDone || r.Job() != "bg_k7x2m" {
+			t.Fatalf("%+v", r)
+		}
+	})
+	deliver := func(t *testing.T, text, job, output string, isError bool) *Document {
+		t.Helper()
+		got := ApplyEdits(text, AddJobResult(Parse(text), job, output, isError))
+		d := assertPrintsBack(t, got)
+		j := d.JobResult(job)
+		if j == nil || j.Content != output || j.IsError != isError {
+			t.Fatalf("job result %+v in:\n%s", j, got)
+		}
+		if m := d.MessageAt(j.Span.Start); m != d.Message(d.MessageCount()-1) || m.Role != "You" {
+			t.Fatalf("job result not in the last @You:\n%s", got)
+		}
+		return d
+	}
+	t.Run("append_job_result: Case 1: appends into empty trailing @You block", func(t *testing.T) {
+		d := deliver(t, lines("@Assistant:", "Done.", "", "@You:", ""), "bg_k7x2m", "47 passed, 0 failed", false)
+		if d.MessageCount() != 2 {
+			t.Fatalf("%d messages:\n%s", d.MessageCount(), d.Text())
+		}
+	})
+	t.Run("append_job_result: Case 2: creates @You block when buffer ends with @Assistant", func(t *testing.T) {
+		d := deliver(t, lines("@Assistant:", "Done."), "bg_abc99", "result here", false)
+		if d.MessageCount() != 2 || !strings.HasPrefix(d.Text(), "@Assistant:\nDone.\n\n@You:\n") {
+			t.Fatalf("%q", d.Text())
+		}
+	})
+	t.Run("append_job_result: Case 3: inserts before user's in-progress @You block", func(t *testing.T) {
+		d := deliver(t, lines("@Assistant:", "Done.", "", "@You:", "I'm typing something here"), "bg_xyz42", "bg result", false)
+		if bg, user := strings.Index(d.Text(), "Job Result"), strings.Index(d.Text(), "I'm typing something here"); bg < 0 || user < 0 || bg > user {
+			t.Fatalf("%q", d.Text())
+		}
+	})
+	t.Run("append_job_result: writes (error) suffix for failed results", func(t *testing.T) {
+		d := deliver(t, lines("@Assistant:", "Done.", "", "@You:", ""), "bg_err01", "Exit code 1", true)
+		if !strings.Contains(d.Text(), "`bg_err01` (error)") {
+			t.Fatalf("%q", d.Text())
+		}
+	})
+}
