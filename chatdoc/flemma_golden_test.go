@@ -290,6 +290,18 @@ func TestFlemmaGoldenFacts(t *testing.T) {
 			t.Fatalf("%+v", refs)
 		}
 	})
+	t.Run("a Job Result line elsewhere is text", func(t *testing.T) {
+		d := docs["13-job-result-lines-elsewhere"]
+		if jobs := d.JobResults(); len(jobs) != 0 || d.MessageCount() != 3 || len(d.Diagnostics()) != 0 {
+			t.Fatalf("jobs %+v, %d messages, %v", jobs, d.MessageCount(), diagCodes(d))
+		}
+	})
+	t.Run("escaped structure is text", func(t *testing.T) {
+		d := docs["14-escaped-structure"]
+		if d.MessageCount() != 3 || len(d.ToolUses()) != 0 || len(d.ToolResults()) != 0 || len(d.Diagnostics()) != 0 {
+			t.Fatalf("%d messages, uses %v, results %v, %v", d.MessageCount(), d.ToolUses(), d.ToolResults(), diagCodes(d))
+		}
+	})
 	t.Run("orphan in an earlier turn", func(t *testing.T) {
 		d := docs["12-orphan-earlier-turn"]
 		if d.ToolUse("toolu_02B") == nil || d.ToolResult("toolu_02B") != nil || d.ToolResult("toolu_01A") == nil {
