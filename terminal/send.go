@@ -100,7 +100,7 @@ func openFile(name string, o Options, settings map[string]any, interrupted conte
 	}
 	uri := fileuri.FromPath(path)
 	ed := newFileEditor(path, uri, string(data), stat, stderr)
-	sess := session.New(session.Options{Logger: o.Logger, UserConfigPath: o.ConfigPath, StateDir: stateDir, SendLockHeld: path}, ed)
+	sess := session.New(session.Options{Logger: o.Logger, UserConfigPath: o.ConfigPath, StateDir: stateDir, SendLockHeld: path, SandboxWhenNeeded: true}, ed)
 	ed.sess = sess
 	sess.Start([]string{root}, chatdoc.UTF8, settings)
 	r = &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
