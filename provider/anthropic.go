@@ -35,7 +35,7 @@ func newAnthropic(c Conn) *anthropicAPI {
 }
 
 func (a *anthropicAPI) attempt(ctx context.Context, body []byte, emit func(Event), content *bool) error {
-	stream := a.svc.NewStreaming(ctx, anthropic.MessageNewParams{}, option.WithRequestBody("application/json", body))
+	stream := a.svc.NewStreaming(ctx, anthropic.MessageNewParams{}, option.WithRequestBody("application/json", placeholderBody), option.WithMiddleware(asBuilt(body)))
 	defer stream.Close()
 	var (
 		blocks  = map[int64]*anthropicBlock{}

@@ -26,7 +26,7 @@ type chatCall struct {
 }
 
 func (a *chatAPI) attempt(ctx context.Context, body []byte, emit func(Event), content *bool) error {
-	stream := a.svc.NewStreaming(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
+	stream := a.svc.NewStreaming(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", placeholderBody), option.WithMiddleware(asBuilt(body)))
 	defer stream.Close()
 	calls := map[int64]*chatCall{}
 	var thinking strings.Builder

@@ -40,7 +40,7 @@ func newResponses(c Conn) *responsesAPI {
 }
 
 func (a *responsesAPI) attempt(ctx context.Context, body []byte, emit func(Event), content *bool) error {
-	stream := a.svc.NewStreaming(ctx, responses.ResponseNewParams{}, option.WithRequestBody("application/json", body))
+	stream := a.svc.NewStreaming(ctx, responses.ResponseNewParams{}, option.WithRequestBody("application/json", placeholderBody), option.WithMiddleware(asBuilt(body)))
 	defer stream.Close()
 	args := map[string]*strings.Builder{} // item ID → arguments so far
 	calls := map[string]responseItem{}    // item ID → the call it is

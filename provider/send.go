@@ -3,7 +3,6 @@ package provider
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -71,22 +70,32 @@ func Body(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var body any
+	size := bodySize(r.Prompt)
 	switch r.API {
 	case "anthropic":
-		body = anthropicRequest(r.Prompt, r.Model, pr, r.Info)
+		body := anthropicRequest(r.Prompt, r.Model, pr, r.Info)
+		msgs := body.Messages
+		body.Messages = []anthropicMsg{}
+		return encodeBody(body, msgs, size)
 	case "openai":
-		body = responsesRequest(r.Prompt, r.Model, pr, r.Info)
+		body := responsesRequest(r.Prompt, r.Model, pr, r.Info)
+		input := body.Input
+		body.Input = []any{}
+		return encodeBody(body, input, size)
 	case "openai-chat":
-		body = chatRequest(r.Prompt, r.Model, r.Entry, pr)
+		body := chatRequest(r.Prompt, r.Model, r.Entry, pr)
+		msgs := body.Messages
+		body.Messages = []any{}
+		return encodeBody(body, msgs, size)
 	case "gemini", "vertex":
-		body = geminiRequest(r.Prompt, pr)
+		body := geminiRequest(r.Prompt, pr)
+		contents := body.Contents
+		body.Contents = []geminiContent{}
+		return encodeBody(body, contents, size)
 	case "script":
 		return nil, nil
-	default:
-		return nil, fmt.Errorf("unknown provider type %q (anthropic, openai, openai-chat, gemini, vertex or script)", r.API)
 	}
-	return json.Marshal(body)
+	return nil, fmt.Errorf("unknown provider type %q (anthropic, openai, openai-chat, gemini, vertex or script)", r.API)
 }
 
 // Send runs the request: the answer streams out through emit, retries

@@ -242,7 +242,7 @@ func (s *Session) Status(ds *Doc) Status {
 	doc, l := s.view(ds)
 	st := Status{Report: ds.cycleParts.Count(doc, l)}
 	st.Waiting, st.AlreadyRan = waitingForUser(doc, l, s.ranHere(ds))
-	st.Unsandboxed = s.sandboxProblemFor(ds.path) != ""
+	st.Unsandboxed = s.sandboxKnownProblemFor(ds.path) != ""
 	st.Context = s.contextStatus(ds, doc)
 	s.mu.Lock()
 	defer s.mu.Unlock()

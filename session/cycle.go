@@ -212,7 +212,7 @@ func (s *Session) facts(ds *Doc, doc *chatdoc.Document, logSource string) cycle.
 			if _, known := onTarget.Lookup(u.Name); !known {
 				return cycle.UnknownTool(u.Name, s.registry.Suggest(u.Name))
 			}
-			return onTarget.InvalidInput(u.Name, u.ToolInput())
+			return onTarget.InvalidInputText(u.Name, u.ToolInputText(), chatdoc.DecodeInput)
 		},
 	}
 }

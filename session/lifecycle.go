@@ -79,6 +79,9 @@ func (s *Session) updateBuiltins() {
 // sandbox (sandbox.enabled "auto", the default, or true), again after each
 // settings change, and tells the user once about each problem (SPEC §5).
 func (s *Session) checkSandbox() {
+	if s.opts.SandboxWhenNeeded {
+		return // sandboxProblem probes when a call asks
+	}
 	var bwraps []string
 	for _, eff := range s.settings.store.All() {
 		if eff.Sandbox.Enabled {
@@ -101,7 +104,22 @@ func (s *Session) sandboxProblem(eff config.Effective) string {
 	if !eff.Sandbox.Enabled {
 		return ""
 	}
-	return s.sandbox.Problem(eff.Sandbox.Bwrap)
+	p := s.sandbox.Problem(eff.Sandbox.Bwrap)
+	if p != "" && s.opts.SandboxWhenNeeded && s.sandbox.Report(p) {
+		s.showMessage(MessageWarning, sandboxUnavailableMessage(p))
+	}
+	return p
+}
+
+// sandboxKnownProblemFor is sandboxProblemFor without a probe under
+// SandboxWhenNeeded: "" while nothing asked yet.
+func (s *Session) sandboxKnownProblemFor(path string) string {
+	eff := s.settings.effectiveFor(path)
+	if !s.opts.SandboxWhenNeeded || !eff.Sandbox.Enabled {
+		return s.sandboxProblem(eff)
+	}
+	p, _ := s.sandbox.Known(eff.Sandbox.Bwrap)
+	return p
 }
 
 // sandboxProblemFor is why bubblewrap cannot run although the settings of

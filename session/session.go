@@ -38,6 +38,11 @@ type Options struct {
 	// (chatls send locks FILE before it opens it): its sends do not take
 	// the lock again.
 	SendLockHeld string
+	// SandboxWhenNeeded probes bubblewrap when a call first needs to know
+	// whether it works, not at start and after each settings change, and
+	// tells the user then (chatls send: an answer without bash starts no
+	// sandbox). The status says unsandboxed only once that is known.
+	SandboxWhenNeeded bool
 }
 
 // Session is the documents of one workspace and what they share: the

@@ -100,13 +100,19 @@ func openFile(name string, o Options, settings map[string]any, interrupted conte
 	}
 	uri := fileuri.FromPath(path)
 	ed := newFileEditor(path, uri, string(data), stat, stderr)
-	sess := session.New(session.Options{Logger: o.Logger, UserConfigPath: o.ConfigPath, StateDir: stateDir, SendLockHeld: path}, ed)
+	sess := session.New(session.Options{Logger: o.Logger, UserConfigPath: o.ConfigPath, StateDir: stateDir, SendLockHeld: path, SandboxWhenNeeded: true}, ed)
 	ed.sess = sess
 	sess.Start([]string{root}, chatdoc.UTF8, settings)
 	r = &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
 	// Tools stop, their process groups die and files close before the
 	// command returns: nothing it started outlives it.
-	return r, func() { sess.Close(); lock.Release() }, nil
+	return r, func() {
+		sess.Close()
+		if err := ed.flush(); err != nil {
+			fmt.Fprintf(stderr, "chatls send: flushing %s to disk: %v\n", name, err)
+		}
+		lock.Release()
+	}, nil
 }
 
 // run is one chatls send.

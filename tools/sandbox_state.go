@@ -69,3 +69,40 @@ func (st *SandboxState) Problem(bwrap string) string {
 	}
 	return ""
 }
+
+// Known is what Problem would say, without probing: probed is false when
+// no check or probe of bwrap has answered yet.
+func (st *SandboxState) Known(bwrap string) (problem string, probed bool) {
+	st.mu.Lock()
+	p, probed := st.problems[bwrap]
+	st.mu.Unlock()
+	if probed {
+		return p, true
+	}
+	path := bwrap
+	if path == "" {
+		path = defaultBwrap
+	}
+	if v, ok := sandboxProbes.Load(path); ok {
+		if err, _ := v.(error); err != nil {
+			return err.Error(), true
+		}
+		return "", true
+	}
+	return "", false
+}
+
+// Report says whether problem is news to the user, and marks it told: each
+// is told once per session.
+func (st *SandboxState) Report(problem string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.reported == nil {
+		st.reported = map[string]bool{}
+	}
+	if st.reported[problem] {
+		return false
+	}
+	st.reported[problem] = true
+	return true
+}

@@ -78,6 +78,16 @@ func (o OnTarget) ValidateText(name, text string, decode func(string) map[string
 	return o.registryOf(name).ValidateText(name, text, decode)
 }
 
+// InvalidInputText is InvalidInput of an input given as its JSON text,
+// decoded only when the text does not tell (ValidateText): a valid input
+// of a flat schema needs no general validator.
+func (o OnTarget) InvalidInputText(name, text string, decode func(string) map[string]any) string {
+	if errs := o.ValidateText(name, text, decode); len(errs) > 0 {
+		return formatValidation(name, errs)
+	}
+	return ""
+}
+
 // InvalidInput is Registry.InvalidInput with this target's tools.
 func (o OnTarget) InvalidInput(name string, input map[string]any) string {
 	if errs := o.Validate(name, input); len(errs) > 0 {

@@ -48,7 +48,9 @@ func runSend(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
-	tuneGC(os.Getenv)
+	// No tuneGC: a send lives for one answer and decoding the stream makes
+	// mostly garbage, so Go's default GOGC costs less CPU than the server's
+	// (collecting twice as often pays off only for a long-lived heap).
 	// Ctrl-C and SIGTERM end the request; the abort marker and @You: are
 	// written before chatls send exits 130.
 	interrupted, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
