@@ -45,9 +45,6 @@ type fileEditor struct {
 	// shown are the messages already printed, so the last line does not
 	// repeat one.
 	shown map[string]bool
-	// unsynced says the last write was a streaming answer's, renamed
-	// without a flush to disk: closing flushes FILE.
-	unsynced bool
 }
 
 func newFileEditor(path, uri, text string, stat os.FileInfo, out io.Writer) *fileEditor {
@@ -79,14 +76,7 @@ func (e *fileEditor) apply(req session.EditRequest) session.EditReply {
 		return session.EditReply{Reason: "the session's text is not FILE's"}
 	}
 	text := chatdoc.ApplyEdits(req.Doc.Text(), req.Edits)
-	// The flushes of a streaming answer (edits without a label), twenty a
-	// second, are only atomic: a kill still leaves the old text or the new
-	// one. Every other edit, and FILE when chatls send ends, goes to disk.
-	d := docfile.Durable
-	if req.Label == "" {
-		d = docfile.Atomic
-	}
-	stat, err := docfile.WriteUnlessChangedAs(e.path, []byte(text), e.changedOnDiskLocked, d)
+	stat, err := docfile.WriteUnlessChanged(e.path, []byte(text), e.changedOnDiskLocked)
 	if errors.Is(err, docfile.ErrChangedMeanwhile) {
 		// Another program wrote FILE while this text was flushed: its edit
 		// goes to the session and this one is built again.
@@ -101,20 +91,8 @@ func (e *fileEditor) apply(req session.EditRequest) session.EditReply {
 		return session.EditReply{Err: e.failed}
 	}
 	e.written, e.stat = text, stat
-	e.unsynced = d == docfile.Atomic
 	e.version++
 	return session.EditReply{Applied: true, Echoed: true}
-}
-
-// flush puts FILE on disk when the last write was only atomic.
-func (e *fileEditor) flush() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.unsynced {
-		return nil
-	}
-	e.unsynced = false
-	return docfile.Sync(e.path)
 }
 
 // takeExternalLocked hands the session another program's edit of FILE,

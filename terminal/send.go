@@ -106,13 +106,7 @@ func openFile(name string, o Options, settings map[string]any, interrupted conte
 	r = &run{sess: sess, ed: ed, d: sess.Open(uri, string(data), 1), name: name, interrupted: interrupted, stderr: stderr}
 	// Tools stop, their process groups die and files close before the
 	// command returns: nothing it started outlives it.
-	return r, func() {
-		sess.Close()
-		if err := ed.flush(); err != nil {
-			fmt.Fprintf(stderr, "chatls send: flushing %s to disk: %v\n", name, err)
-		}
-		lock.Release()
-	}, nil
+	return r, func() { sess.Close(); lock.Release() }, nil
 }
 
 // run is one chatls send.

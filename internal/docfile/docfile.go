@@ -99,35 +99,6 @@ func Write(path string, data []byte) error {
 	return err
 }
 
-// Durability is whether a write waits for the new content to reach the
-// disk before the rename.
-type Durability bool
-
-const (
-	// Durable flushes the temporary file (fsync) before the rename: the new
-	// content survives a power cut too.
-	Durable Durability = true
-	// Atomic renames without the flush: a killed process (kill -9
-	// included) still leaves the old content or the new one, since the
-	// kernel has both, but a power cut soon after may find neither on
-	// some file systems. For the writes a later Durable write or Sync
-	// supersedes: the flushes of a streaming answer.
-	Atomic Durability = false
-)
-
-// Sync flushes the file at path to disk (after Atomic writes).
-func Sync(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // ErrChangedMeanwhile is WriteUnlessChanged's error when another program
 // changed the file while the new content was being made ready: nothing was
 // written, and the caller takes that change in and writes again.
@@ -141,12 +112,6 @@ var ErrChangedMeanwhile = errors.New("the file changed while it was being writte
 // the rename: a stat after it could already describe another program's
 // write, which would then never be noticed.
 func WriteUnlessChanged(path string, data []byte, changed func() bool) (written os.FileInfo, err error) {
-	return WriteUnlessChangedAs(path, data, changed, Durable)
-}
-
-// WriteUnlessChangedAs is WriteUnlessChanged, flushed to disk before the
-// rename or not as d says.
-func WriteUnlessChangedAs(path string, data []byte, changed func() bool, d Durability) (written os.FileInfo, err error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
@@ -160,7 +125,7 @@ func WriteUnlessChangedAs(path string, data []byte, changed func() bool, d Durab
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err == nil && d == Durable {
+	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Sync()
 	}
 	if err == nil {
