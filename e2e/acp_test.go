@@ -194,3 +194,70 @@ func readPids(t *testing.T, file string) []int {
 	}
 	return pids
 }
+
+// The agent's own permission options are code actions on the pending
+// placeholder, by name and in the agent's order, beside the usual
+// Approve and Reject: choosing one answers the agent with that option
+// (the scripted agent says which it got) after the placeholder shows the
+// choice — approved for an allow option, denied for a reject one.
+func TestAgentPermissionOptions(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: agentConfig(t, nil, "[tools]\nautoApprove = []\n")})
+	notes := filepath.Join(s.ws, "notes.txt")
+	testfs.Write(t, notes, "first line\nsecond\n")
+	pending := "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status=pending\n```"
+
+	choose := func(uri, title string) {
+		t.Helper()
+		var titles []string
+		var pick *codeAction
+		for _, a := range s.codeActions(uri, "status=pending") {
+			titles = append(titles, a.Title)
+			if a.Title == title && a.Command != nil {
+				pick = &a
+			}
+		}
+		if len(titles) < 4 || strings.Join(titles[:3], "|") != "Allow|Allow always|Reject" || !strings.HasPrefix(titles[3], "Approve read") {
+			t.Fatalf("the actions at the pending placeholder: %q; want the agent's options first, then Approve", titles)
+		}
+		if pick == nil || pick.Command.Command != "chatls.agentOption" {
+			t.Fatalf("no command action %q: %q", title, titles)
+		}
+		if _, err := s.command(pick.Command.Command, pick.Command.Arguments[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// shown says an edit labelled label put status=want on the placeholder.
+	shown := func(label, want string) {
+		t.Helper()
+		for _, e := range s.c.Events() {
+			if e.Kind == "applyEdit" && e.Label == label && strings.Contains(e.Before, pending) &&
+				strings.Contains(e.After, "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status="+want+"\n```") {
+				return
+			}
+		}
+		t.Fatalf("no edit %q set the placeholder to %s; events: %+v", label, want, s.c.Events())
+	}
+
+	a := s.open("a.chat", "@You:\nread "+notes+"\n")
+	s.send(a)
+	s.waitText(a, pending)
+	choose(a, "Allow always")
+	s.waitText(a, "**Tool Result:** `toolu_read_1`\n\n```\nfirst line\nsecond\n```", `The file starts with "first line" (always).`)
+	shown("chatls: Allow always", "approved")
+	waitDone(t, s, a)
+	if acts := s.codeActions(a, "toolu_read_1"); len(acts) > 0 && acts[0].Title == "Allow" {
+		t.Fatalf("the agent's options are still offered once answered: %+v", acts)
+	}
+	if _, err := s.command("chatls.agentOption", map[string]any{"uri": a, "id": "toolu_read_1", "option": "allow"}); err == nil ||
+		!strings.Contains(err.Error(), "does not ask about toolu_read_1") {
+		t.Fatalf("an option chosen once the permission was answered: %v", err)
+	}
+
+	b := s.open("b.chat", "@You:\nread "+notes+"\n")
+	s.send(b)
+	s.waitText(b, pending)
+	choose(b, "Reject")
+	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	shown("chatls: Reject", "denied")
+	waitDone(t, s, b)
+}

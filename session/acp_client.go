@@ -81,7 +81,8 @@ func (c *agentClient) verdict(id, name string, input map[string]any) approval.Ve
 // RequestPermission: the policy's approve is the agent's allow-once
 // option, its deny the reject-once option; otherwise the call gets a
 // pending placeholder and the user's edit of it (status=approved or
-// status=rejected) chooses.
+// status=rejected) chooses, or one of the agent's own options, chosen by
+// its code action (ChooseAgentOption).
 func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionRequest) (string, bool, error) {
 	s, ds := c.s, c.ds
 	tc := acp.ToolCall{ID: req.ToolCall.ID, Title: req.ToolCall.Title, Kind: req.ToolCall.Kind, RawInput: req.ToolCall.RawInput}
@@ -150,12 +151,35 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 			return chatdoc.SetStatus(doc, tc.ID, chatdoc.StatusPending)
 		})
 	}
-	s.showMessage(MessageInfo, fmt.Sprintf("chatls: the agent asks to run %s (%s): approve or reject it in the document (status=approved or status=rejected)", name, tc.ID))
+	// The agent's own options are code actions on the placeholder
+	// (acp_options.go) while it waits.
+	ask := &agentAsk{options: req.Options, decided: make(chan struct{})}
+	s.mu.Lock()
+	if a.asks == nil {
+		a.asks = map[string]*agentAsk{}
+	}
+	a.asks[tc.ID] = ask
+	s.mu.Unlock()
+	s.showMessage(MessageInfo, fmt.Sprintf("chatls: the agent asks to run %s (%s): approve or reject it in the document (status=approved or status=rejected), or choose one of its options among the code actions", name, tc.ID))
 	defer func() {
 		s.mu.Lock()
 		ans.decided(tc.ID)
+		if a.asks[tc.ID] == ask {
+			delete(a.asks, tc.ID)
+		}
 		s.mu.Unlock()
 	}()
+	chosen := func() (string, bool, error) {
+		o := ask.chosen
+		if allows(o.Kind) {
+			s.mu.Lock()
+			if a.allowed != nil {
+				a.allowed[tc.ID] = true
+			}
+			s.mu.Unlock()
+		}
+		return o.ID, false, nil
+	}
 	// The block chatls wrote says pending, and the agent's text cannot
 	// write a result block: a status other than pending there is the
 	// user's edit. A block written before as approved (the call was
@@ -164,9 +188,11 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 	seen := !placed
 	for {
 		s.mu.Lock()
-		doc, changed := ds.snap, ds.changed
+		doc, changed, picked := ds.snap, ds.changed, ask.chosen != nil
 		s.mu.Unlock()
-		if r := doc.ToolResult(tc.ID); r != nil && r.IsPlaceholder() {
+		// Once an option is chosen by its action, the placeholder's new
+		// status is that choice's, not an approval to answer allow-once.
+		if r := doc.ToolResult(tc.ID); !picked && r != nil && r.IsPlaceholder() {
 			s.log.Debug("agent permission waits", zap.String("id", tc.ID), zap.String("status", string(r.Status)), zap.Bool("seen", seen))
 			switch r.Status {
 			case chatdoc.StatusPending:
@@ -183,6 +209,8 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 		}
 		select {
 		case <-changed:
+		case <-ask.decided:
+			return chosen()
 		case <-ctx.Done():
 			return "", true, nil
 		case <-ds.done:
