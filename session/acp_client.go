@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -268,22 +269,33 @@ func (c *agentClient) ReadTextFile(ctx context.Context, path string, line, limit
 	return strings.Join(lines[from:to], ""), nil
 }
 
-// openText is the text of a document open in the session at path: the
-// editor's, which may not be saved.
+// openText is the text of a document or other file open in the session
+// at path: the editor's, which may not be saved.
 func (c *agentClient) openText(path string) (string, bool) {
 	for _, d := range c.s.openDocs() {
 		if d.path == path {
 			return c.s.latest(d).Text(), true
 		}
 	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r // followed files are named so
+	}
+	if f, ok := c.s.openFiles()[real]; ok {
+		return f.doc.Text(), true
+	}
 	return "", false
 }
 
-// WriteTextFile runs chatls's write tool (checkpointed, SPEC §10). It
-// writes the file on disk: a file open in the editor is not edited there
-// (the editor reloads it as it does any change on disk).
+// WriteTextFile runs chatls's write tool (checkpointed, SPEC §10) on
+// disk; a file open in the editor changes there instead, through
+// workspace/applyEdit (writeOpenFile), so that the buffer the user may
+// not have saved is the one changed.
 func (c *agentClient) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := c.permitted("writing "+path, "write", map[string]any{"path": path, "content": content}); err != nil {
+		return err
+	}
+	if done, err := c.writeOpenFile(ctx, path, content); done {
 		return err
 	}
 	res := c.run(ctx, tools.Call{Name: "write", Input: map[string]any{"path": path, "content": content}}, "")
