@@ -66,6 +66,9 @@ type Doc struct {
 	jobs map[string]string
 	// answers are this session's responses, for their code lenses.
 	answers []*answerRecord
+	// agentSent are the texts of the messages when the last prompt went
+	// to the document's agent (acp_history.go), nil before the first.
+	agentSent []string
 	// requestWindow is the context window of the last request built for
 	// a send (0: none yet), for the warning before any answer (SPEC §11).
 	requestWindow int
