@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chatls/chatls/internal/lspclient"
 	"github.com/chatls/chatls/internal/testfs"
 )
 
@@ -259,5 +261,55 @@ func TestAgentPermissionOptions(t *testing.T) {
 	choose(b, "Reject")
 	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
 	shown("chatls: Reject", "denied")
+	waitDone(t, s, b)
+}
+
+// The agent's write of a file open in the editor changes the editor's
+// buffer (workspace/applyEdit): the unsaved text the agent read through
+// the client is what it edits, and the disk is left alone. When the
+// editor refuses the edit, nothing is written and the agent is told.
+func TestAgentWritesOpenFile(t *testing.T) {
+	var refuse atomic.Bool
+	s := start(t, sessionOptions{
+		userConfig: agentConfig(t, nil, "[tools]\nautoApprove = [\"read\", \"write\"]\n"),
+		Options: lspclient.Options{RefuseEdit: func(label string) bool {
+			return refuse.Load() && strings.HasPrefix(label, "chatls: the agent writes")
+		}},
+	})
+	notes := filepath.Join(s.ws, "notes.txt")
+	testfs.Write(t, notes, "hello world\n")
+	notesURI := lspclient.PathURI(notes)
+	if err := s.c.OpenAs(s.ctx, notesURI, "plaintext", "hello world\nnot saved yet\n"); err != nil {
+		t.Fatal(err)
+	}
+	disk := func() string {
+		data, err := os.ReadFile(notes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+
+	a := s.open("a.chat", "@You:\nwriteopen "+notes+" world ACP\n")
+	s.send(a)
+	s.waitText(a, "-hello world\n+hello ACP\n not saved yet", "Edited.")
+	if got := s.c.Doc(notesURI).Text; got != "hello ACP\nnot saved yet\n" {
+		t.Fatalf("the editor's buffer after the agent's write: %q", got)
+	}
+	if got := disk(); got != "hello world\n" {
+		t.Fatalf("the agent's write of an open file went to the disk: %q", got)
+	}
+	waitDone(t, s, a)
+
+	refuse.Store(true)
+	b := s.open("b.chat", "@You:\nwriteopen "+notes+" ACP again\n")
+	s.send(b)
+	s.waitText(b, "Write failed: the editor did not take the write of "+notes)
+	if got := s.c.Doc(notesURI).Text; got != "hello ACP\nnot saved yet\n" {
+		t.Fatalf("the buffer after a refused write: %q", got)
+	}
+	if got := disk(); got != "hello world\n" {
+		t.Fatalf("a refused write went to the disk: %q", got)
+	}
 	waitDone(t, s, b)
 }
