@@ -26,14 +26,41 @@ func agentSentTexts(doc *chatdoc.Document) []string {
 	return out
 }
 
+// recallAgentHistory is, for a document opened with an agent session
+// chatls remembers for it (it was sent before, SPEC §12), the texts of its
+// messages as opened: what the agent knows of it until the next prompt.
+// Off the read loop: it reads the state directory and the frontmatter.
+func (s *Session) recallAgentHistory(ds *Doc, doc *chatdoc.Document) {
+	if ds.path == "" {
+		return
+	}
+	agentSessionsMu.Lock()
+	_, known := s.agentSessions().read()[ds.journalKey()]
+	agentSessionsMu.Unlock()
+	if !known {
+		return
+	}
+	e, ok := s.agentEntry(ds, doc)
+	if !ok || s.agentSessions().get(ds.journalKey(), agentKey(e)) == "" {
+		return
+	}
+	sent := agentSentTexts(doc)
+	s.mu.Lock()
+	if ds.agentSent == nil {
+		ds.agentSent = sent
+	}
+	s.mu.Unlock()
+	s.scheduleDiagnostics(ds)
+}
+
 // agentHistoryDiagnostics mark the messages above the last answer whose
 // text differs from what they were when the last prompt went to the
 // agent. Only those are compared: what follows them — the turn the agent
 // wrote, the results chatls wrote, the approvals, the next question under
 // the last @You: — is the normal flow. A document never sent to an agent
-// in this session, or whose provider is no longer one, gets none;
-// whitespace at a message's ends does not count (chatls's own blank line
-// before the answer).
+// (nor opened with an agent session chatls remembers for it), or whose
+// provider is no longer one, gets none; whitespace at a message's ends
+// does not count (chatls's own blank line before the answer).
 func (s *Session) agentHistoryDiagnostics(ds *Doc, doc *chatdoc.Document) []chatdoc.Diagnostic {
 	s.mu.Lock()
 	sent := ds.agentSent

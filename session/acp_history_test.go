@@ -125,3 +125,30 @@ func TestChangedLines(t *testing.T) {
 		}
 	}
 }
+
+// A document opened again with the agent session chatls remembers for it
+// was sent before: an edit above its last answer gets the diagnostic
+// before any new send.
+func TestAgentHistoryDiagnosticAfterReopen(t *testing.T) {
+	ts := newAgentSession(t, "")
+	d, uri := ts.open("a.chat", "@You:\nremember the blue door\n")
+	sendAndWait(ts, d, uri, "Noted.")
+	text := ts.ed.text(uri)
+	ts.s.CloseDoc(uri)
+
+	d, uri = ts.open("a.chat", text)
+	ts.ed.typeText(t, uri, "the blue door", "the green door")
+	var got []chatdoc.Diagnostic
+	ts.ed.waitFor(t, "the diagnostic on the edit above the last answer", func() bool {
+		got = historyDiagnostics(ts, d)
+		return len(got) > 0
+	})
+	doc := ts.s.latest(d)
+	if len(got) != 1 || got[0].Severity != chatdoc.SeverityInformation || doc.Slice(got[0].Span.Start, got[0].Span.End) != "remember the green door" {
+		t.Fatalf("the edit above the last answer after reopening: %+v\n%s", got, doc.Text())
+	}
+	ts.ed.typeText(t, uri, "the green door", "the blue door")
+	if got := historyDiagnostics(ts, d); len(got) > 0 {
+		t.Fatalf("a diagnostic on the document as reopened: %+v", got)
+	}
+}

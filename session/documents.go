@@ -143,6 +143,7 @@ func (s *Session) Doc(uri string) *Doc {
 // version. Opening only analyses: it edits and runs nothing (SPEC §2).
 func (s *Session) Open(uri, text string, version int32) *Doc {
 	ds := newDoc(uri, chatdoc.Parse(text), version)
+	opened := ds.snap
 	s.takeApprovalsMadeAway(ds)
 	s.mu.Lock()
 	old := s.docs[uri]
@@ -155,6 +156,11 @@ func (s *Session) Open(uri, text string, version int32) *Doc {
 		s.agents.closeDoc(old)
 	}
 	go s.docWorker(ds)
+	s.tasks.Add(1)
+	go func() {
+		defer s.tasks.Done()
+		s.recallAgentHistory(ds, opened)
+	}()
 	s.scheduleDiagnostics(ds)
 	return ds
 }
