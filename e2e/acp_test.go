@@ -262,6 +262,16 @@ func TestAgentPermissionOptions(t *testing.T) {
 	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
 	shown("chatls: Reject", "denied")
 	waitDone(t, s, b)
+
+	// The usual edit still answers: status=rejected is reject-once.
+	c := s.open("c.chat", "@You:\nread "+notes+"\n")
+	s.send(c)
+	s.waitText(c, pending)
+	if err := s.c.Replace(s.ctx, c, "status=pending", "status=rejected"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(c, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	waitDone(t, s, c)
 }
 
 // The agent's write of a file open in the editor changes the editor's
