@@ -20,6 +20,12 @@ import (
 // the plan is shown where it first appeared, as it stands now; so the text
 // is rendered whole each time (Text, Final), not appended to. Pure: no I/O.
 type Transcript struct {
+	// SpacedHeaders puts a blank line between each tool header and its
+	// fence, for a document that writes its headers so (chatdoc's
+	// HeaderGap); the zero value writes them compact, as chatls writes a
+	// fresh document (SPEC §1 "Compact headers").
+	SpacedHeaders bool
+
 	rounds    []*round
 	tools     map[string]*toolUse
 	plan      []PlanEntry
@@ -139,8 +145,7 @@ func (t *Transcript) render(final bool, abort string) string {
 	var b strings.Builder
 	for i, rd := range t.rounds {
 		last := i == len(t.rounds)-1
-		// Spaced, as the transcript writes its results (resultBlock).
-		r := chatdoc.Response{SpacedHeaders: true}
+		r := chatdoc.Response{SpacedHeaders: t.SpacedHeaders}
 		b.WriteString(r.Start(tail(b.String())))
 		fed := ""
 		for _, it := range rd.items {
@@ -188,28 +193,37 @@ func (t *Transcript) render(final bool, abort string) string {
 // result is the text of a call's result in the @You: message, if it has one.
 func (t *Transcript) result(tu *toolUse, final bool, abort string) (string, bool) {
 	c := &tu.call
+	gap := headerGap(t.SpacedHeaders)
 	switch {
 	case c.Status == "completed" || c.Status == "failed":
-		return resultBlock(c.ID, t.resultText(c), c.Status == "failed"), true
+		return resultBlock(c.ID, t.resultText(c), c.Status == "failed", gap), true
 	case final && abort != "":
-		return resultBlock(c.ID, abort, true), true
+		return resultBlock(c.ID, abort, true, gap), true
 	case final:
-		return resultBlock(c.ID, "The agent ended its turn without reporting this tool's result.", true), true
+		return resultBlock(c.ID, "The agent ended its turn without reporting this tool's result.", true, gap), true
 	case tu.pending:
-		return "**Tool Result:** `" + c.ID + "`\n\n```flemma:tool status=pending\n```\n", true
+		return PlaceholderBlock(c.ID, chatdoc.StatusPending, t.SpacedHeaders), true
 	}
 	return "", false
 }
 
-// resultBlock is a finished result as chatdoc writes one: header, blank
-// line, a fence sized to the content, the content, the fence.
-func resultBlock(id, content string, isError bool) string {
+// resultBlock is a finished result as chatdoc writes one: header, gap, a
+// fence sized to the content, the content, the fence.
+func resultBlock(id, content string, isError bool, gap string) string {
 	header := "**Tool Result:** `" + id + "`"
 	if isError {
 		header += " (error)"
 	}
 	fence := chatdoc.FenceFor(content)
-	return header + "\n\n" + fence + "\n" + content + "\n" + fence + "\n"
+	return header + "\n" + gap + fence + "\n" + content + "\n" + fence + "\n"
+}
+
+// headerGap is what goes between a tool header line and its fence.
+func headerGap(spaced bool) string {
+	if spaced {
+		return "\n"
+	}
+	return ""
 }
 
 // resultText is a call's output: its content (diffs as unified diffs,
@@ -398,8 +412,17 @@ func ResultText(c *ToolCall, terminals map[string]string) string {
 	return t.resultText(c)
 }
 
-// ResultBlock is a finished `**Tool Result:**` block.
-func ResultBlock(id, content string, isError bool) string { return resultBlock(id, content, isError) }
+// ResultBlock is a finished `**Tool Result:**` block, with a blank line
+// after its header when spaced (the document's header gap, SPEC §1).
+func ResultBlock(id, content string, isError, spaced bool) string {
+	return resultBlock(id, content, isError, headerGap(spaced))
+}
+
+// PlaceholderBlock is a `**Tool Result:**` placeholder (pending, approved)
+// in the fence form chatls writes, spaced as ResultBlock.
+func PlaceholderBlock(id string, st chatdoc.Status, spaced bool) string {
+	return "**Tool Result:** `" + id + "`\n" + headerGap(spaced) + "```flemma:tool status=" + string(st) + "\n```\n"
+}
 
 // Checklist is a plan as Markdown task items.
 func Checklist(plan []PlanEntry) string { return checklist(plan) }

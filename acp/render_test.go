@@ -45,21 +45,34 @@ func toolUpdate(kind UpdateKind, c ToolCall) Update {
 	return Update{Kind: kind, Tool: &c}
 }
 
+// The transcript writes its tool headers as the document does (SPEC §1
+// "Compact headers"): compact by default, as in a fresh document, and with
+// a blank line after each header when the document is written spaced.
 func TestRenderClaudeCodeShape(t *testing.T) {
-	var tr Transcript
-	tr.Add(thought("I should look at the file."))
-	tr.Add(msg("Let me read it.\n"))
-	tr.Add(toolUpdate(UpdateToolCall, ToolCall{ID: "toolu_01", Title: "Read", Kind: "read", Status: "pending", RawInput: json.RawMessage(`{}`)}))
-	tr.Add(toolUpdate(UpdateToolCall, ToolCall{ID: "toolu_01", Title: "Read /src/main.go", Kind: "read", Status: "pending",
-		RawInput: json.RawMessage(`{"file_path": "/src/main.go", "limit": 20}`)}))
-	tr.Pending("toolu_01", true)
-	checkGolden(t, "claude_pending", tr.Text())
+	for _, spaced := range []bool{false, true} {
+		suffix := ""
+		if spaced {
+			suffix = "_spaced"
+		}
+		tr := Transcript{SpacedHeaders: spaced}
+		tr.Add(thought("I should look at the file."))
+		tr.Add(msg("Let me read it.\n"))
+		tr.Add(toolUpdate(UpdateToolCall, ToolCall{ID: "toolu_01", Title: "Read", Kind: "read", Status: "pending", RawInput: json.RawMessage(`{}`)}))
+		tr.Add(toolUpdate(UpdateToolCall, ToolCall{ID: "toolu_01", Title: "Read /src/main.go", Kind: "read", Status: "pending",
+			RawInput: json.RawMessage(`{"file_path": "/src/main.go", "limit": 20}`)}))
+		tr.Pending("toolu_01", true)
+		checkGolden(t, "claude_pending"+suffix, tr.Text())
 
-	tr.Pending("toolu_01", false)
-	tr.Add(toolUpdate(UpdateToolCallUpdate, ToolCall{ID: "toolu_01", Status: "completed",
-		Content: []ToolContent{{Text: "package main\n\nfunc main() {}\n"}}}))
-	tr.Add(msg("It is an empty ```main```."))
-	checkGolden(t, "claude_done", tr.Final(""))
+		tr.Pending("toolu_01", false)
+		tr.Add(toolUpdate(UpdateToolCallUpdate, ToolCall{ID: "toolu_01", Status: "completed",
+			Content: []ToolContent{{Text: "package main\n\nfunc main() {}\n"}}}))
+		tr.Add(msg("It is an empty ```main```."))
+		final := tr.Final("")
+		checkGolden(t, "claude_done"+suffix, final)
+		if gap := chatdoc.Parse("@You:\n\nGo.\n\n" + final).HeaderGap(); (gap != "") != spaced {
+			t.Errorf("spaced %v: the answer reads back with header gap %q", spaced, gap)
+		}
+	}
 }
 
 func TestRenderDiffTerminalAndFailure(t *testing.T) {

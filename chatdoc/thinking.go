@@ -59,7 +59,8 @@ func (d *Document) ThinkingContent(t *Thinking) string {
 }
 
 // ThinkingClosed reports whether the block ends with its `</thinking>`
-// line (or is self-closing). Flemma sends an unclosed block nowhere.
+// line (or is self-closing). An unclosed block is thinking all the same
+// (Flemma 0.14): it runs to the end of its message and is sent as thinking.
 func (d *Document) ThinkingClosed(t *Thinking) bool {
 	if t.SelfClosing {
 		return true

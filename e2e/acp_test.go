@@ -73,19 +73,32 @@ func TestAgentCLISend(t *testing.T) {
 	testfs.Write(t, notes, "hello world\nline2\nline3\n")
 	code, text, stderr = run("read "+notes, "")
 	if code != 0 || !strings.Contains(text, "**Tool Use:** `read` (`toolu_read_1`)") ||
-		!strings.Contains(text, "**Tool Result:** `toolu_read_1`\n\n```\nhello world\nline2\n```") ||
+		!strings.Contains(text, "**Tool Use:** `read` (`toolu_read_1`)\n```json\n") ||
+		!strings.Contains(text, "**Tool Result:** `toolu_read_1`\n```\nhello world\nline2\n```") ||
 		!strings.Contains(text, `The file starts with "hello world" (allow).`) {
 		t.Fatalf("read allowed by the policy: exit %d, stderr %s\n%s", code, stderr, text)
 	}
 
 	code, text, stderr = run("read "+notes, "[tools]\ndeny = [\"read\"]\n")
-	if code != 0 || !strings.Contains(text, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```") ||
+	if code != 0 || !strings.Contains(text, "**Tool Result:** `toolu_read_1` (error)\n```\nThe user rejected reading the file.\n```") ||
 		!strings.Contains(text, "I will not read it.") {
 		t.Fatalf("read denied by the policy: exit %d, stderr %s\n%s", code, stderr, text)
 	}
 
+	// A document written spaced (a blank line after its tool headers) gets
+	// the agent's answer spaced too, as a model's (SPEC §1 "Compact headers").
+	spaced := "@You:\nfirst\n\n@Assistant:\n**Tool Use:** `bash` (`old_1`)\n\n```json\n{\"command\":\"true\"}\n```\n\n" +
+		"@You:\n**Tool Result:** `old_1`\n\n```\n(no output)\n```\n\n"
+	testfs.Write(t, file, spaced+"read "+notes+"\n")
+	code, _, stderr = runCLISend(t, dir, agentConfig(t, nil, ""), "a.chat")
+	data, _ := os.ReadFile(file)
+	if text = string(data); code != 0 || !strings.Contains(text, "**Tool Use:** `read` (`toolu_read_1`)\n\n```json\n") ||
+		!strings.Contains(text, "**Tool Result:** `toolu_read_1`\n\n```\nhello world\nline2\n```") {
+		t.Fatalf("read in a spaced document: exit %d, stderr %s\n%s", code, stderr, text)
+	}
+
 	code, text, stderr = run("write "+notes, "")
-	data, _ := os.ReadFile(notes)
+	data, _ = os.ReadFile(notes)
 	if code != 0 || string(data) != "hello ACP\nline2\nline3\n" || !strings.Contains(text, "-hello world\n+hello ACP") || !strings.Contains(text, "Edited.") {
 		t.Fatalf("write: exit %d, stderr %s, notes %q\n%s", code, stderr, data, text)
 	}
@@ -111,11 +124,11 @@ func TestAgentEditorSession(t *testing.T) {
 
 	uri := s.open("a.chat", "@You:\nread "+notes+"\n")
 	s.send(uri)
-	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status=pending\n```")
+	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n```flemma:tool status=pending\n```")
 	if err := s.c.Replace(s.ctx, uri, "status=pending", "status=approved"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n\n```\nfirst line\nsecond\n```", `The file starts with "first line" (allow).`)
+	s.waitText(uri, "**Tool Result:** `toolu_read_1`\n```\nfirst line\nsecond\n```", `The file starts with "first line" (allow).`)
 	waitDone(t, s, uri)
 
 	askAgent(t, s, uri, "cancel\n")

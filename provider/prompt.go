@@ -210,10 +210,14 @@ func (b *promptBuilder) assistantParts(m *chatdoc.Message) []Part {
 	}
 	for _, t := range m.Thinking() {
 		segs = append(segs, segment{span: t.Span, part: func() (Part, bool) {
+			// An unclosed block is thinking too (Flemma 0.14: it runs to the
+			// end of its message), sent as any other without the message's
+			// trailing blank lines.
+			text := b.doc.ThinkingContent(t)
 			if !b.doc.ThinkingClosed(t) {
-				return Part{}, false // Flemma sends an unclosed block nowhere
+				text = strings.TrimRight(text, "\r\n")
 			}
-			return Part{Kind: PartThinking, Text: b.doc.ThinkingContent(t), Signature: t.Signature(), Redacted: t.Redacted()}, true
+			return Part{Kind: PartThinking, Text: text, Signature: t.Signature(), Redacted: t.Redacted()}, true
 		}})
 	}
 	if a := m.Abort(); a != nil {

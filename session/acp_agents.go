@@ -202,6 +202,24 @@ func (st agentSessionStore) put(doc, agent, session string) {
 	defer agentSessionsMu.Unlock()
 	m := st.read()
 	m[doc] = agentSessionEntry{Agent: agent, Session: session}
+	st.write(m)
+}
+
+// forget drops the session remembered for doc: a new document at that
+// path (a branch that takes the name of a deleted one) starts a session of
+// its own instead of going on in the old file's.
+func (st agentSessionStore) forget(doc string) {
+	agentSessionsMu.Lock()
+	defer agentSessionsMu.Unlock()
+	m := st.read()
+	if _, ok := m[doc]; !ok {
+		return
+	}
+	delete(m, doc)
+	st.write(m)
+}
+
+func (st agentSessionStore) write(m map[string]agentSessionEntry) {
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err == nil {
 		tmp := st.path + ".tmp"

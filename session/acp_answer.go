@@ -21,6 +21,7 @@ import (
 // replaces. A call reported after that starts a new @Assistant: message.
 // Pure: the session pushes text and writes results.
 type agentAnswer struct {
+	spaced  bool // the document writes a blank line after tool headers (SPEC §1)
 	resp    chatdoc.Response
 	open    bool // an @Assistant: message is being written
 	tools   []*agentTool
@@ -58,8 +59,11 @@ func (o *agentOut) result(id, text string, isError bool) {
 	o.results[id] = cycle.Result{Text: text, IsError: isError}
 }
 
-func newAgentAnswer(tail string) *agentAnswer {
-	return &agentAnswer{tail: tail, calls: map[string]*agentTool{}}
+// newAgentAnswer starts an answer after tail (the document's last
+// characters); spaced is the document's header gap (HeaderGap() != ""), so
+// the agent's tool uses and results are written as the model's are.
+func newAgentAnswer(tail string, spaced bool) *agentAnswer {
+	return &agentAnswer{tail: tail, spaced: spaced, calls: map[string]*agentTool{}}
 }
 
 // emit is text appended, remembered for the next @Assistant: line's blank line.
@@ -88,9 +92,7 @@ func (a *agentAnswer) openMessage(o *agentOut) {
 	if a.open {
 		return
 	}
-	// Spaced, as acp.ResultBlock writes the results (an agent's answer does
-	// not follow the document's header gap yet).
-	a.resp = chatdoc.Response{SpacedHeaders: true}
+	a.resp = chatdoc.Response{SpacedHeaders: a.spaced}
 	a.emit(o, a.resp.Start(a.tail))
 	a.open = true
 }
@@ -197,23 +199,19 @@ func (a *agentAnswer) closeMessage(o *agentOut, abort, unfinished string) {
 		c := &tu.call
 		switch {
 		case tu.done:
-			blocks = append(blocks, acp.ResultBlock(c.ID, acp.ResultText(c, a.terms), c.Status == "failed"))
+			blocks = append(blocks, acp.ResultBlock(c.ID, acp.ResultText(c, a.terms), c.Status == "failed", a.spaced))
 		case unfinished != "":
 			tu.done = true
-			blocks = append(blocks, acp.ResultBlock(c.ID, unfinished, true))
+			blocks = append(blocks, acp.ResultBlock(c.ID, unfinished, true, a.spaced))
 		case tu.asking:
-			blocks = append(blocks, placeholderBlock(c.ID, chatdoc.StatusPending))
+			blocks = append(blocks, acp.PlaceholderBlock(c.ID, chatdoc.StatusPending, a.spaced))
 		default:
-			blocks = append(blocks, placeholderBlock(c.ID, chatdoc.StatusApproved))
+			blocks = append(blocks, acp.PlaceholderBlock(c.ID, chatdoc.StatusApproved, a.spaced))
 		}
 	}
 	a.emit(o, strings.Join(blocks, "\n"))
 	a.tools = nil
 	a.open = false
-}
-
-func placeholderBlock(id string, st chatdoc.Status) string {
-	return "**Tool Result:** `" + id + "`\n\n```flemma:tool status=" + string(st) + "\n```\n"
 }
 
 // permission shows a pending placeholder on call c: the user decides.

@@ -121,7 +121,10 @@ func (s *Session) agentTurn(ctx context.Context, ds *Doc, st *streamState, send 
 	progress.Begin("starting the agent", true)
 
 	a := s.agents.forDoc(ds)
-	ans := newAgentAnswer(tailOf(s.latest(ds)))
+	// The agent's tool uses and results are written as the document
+	// writes its headers, as a model's are (SPEC §1 "Compact headers").
+	last := s.latest(ds)
+	ans := newAgentAnswer(tailOf(last), last.HeaderGap() != "")
 	var results sync.WaitGroup
 	writeResults := func(out agentOut) {
 		if len(out.results) == 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatls/chatls/chatdoc"
+	"github.com/chatls/chatls/provider"
 )
 
 // A call the model asks to run in the background gets its result at once,
@@ -15,7 +16,7 @@ import (
 // job's output arrives once, as a Job Result in the last @You: message.
 func TestBackgroundJobRunsWhileTheConversationGoesOn(t *testing.T) {
 	ts := newTestSession(t, nil, scriptConfig(t, "",
-		map[string]any{"text": "unused"}, map[string]any{"text": "turn one"}, map[string]any{"text": "turn two"}))
+		map[string]any{"text": "unused"}, map[string]any{"text": "turn one"}, map[string]any{"text": "turn two"}, map[string]any{"text": "turn three"}))
 	fifo := filepath.Join(ts.ws, "release")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -64,6 +65,31 @@ func TestBackgroundJobRunsWhileTheConversationGoesOn(t *testing.T) {
 	}
 	if jr := chatdoc.Parse(text).JobResult(job); jr == nil || jr.Content != "built go" {
 		t.Errorf("the job result reads %+v", jr)
+	}
+
+	// Delivered once: a turn after it adds no second one, and what the
+	// model gets holds it once.
+	ts.ed.typeAtEnd(t, uri, "built go\n```\n", "built go\n```\n\nthanks\n")
+	if err := ts.s.Send(t.Context(), d); err != nil {
+		t.Fatalf("send after the job: %v", err)
+	}
+	ts.ed.waitFor(t, "turn three", func() bool {
+		return strings.Contains(ts.ed.text(uri), "@Assistant:\nturn three\n") && !ts.s.Status(d).Sending
+	})
+	ts.s.Advance(t.Context(), d)
+	text = ts.ed.text(uri)
+	if n := strings.Count(text, "**Job Result:**"); n != 1 {
+		t.Fatalf("%d job results after another turn:\n%s", n, text)
+	}
+	p, _ := provider.BuildPrompt(chatdoc.Parse(text), provider.PromptOptions{})
+	sent := 0
+	for _, m := range p.Messages {
+		for _, part := range m.Parts {
+			sent += strings.Count(part.Text, "[Job result for bash (b1)]\nbuilt go")
+		}
+	}
+	if sent != 1 {
+		t.Errorf("the job result is sent %d times", sent)
 	}
 }
 

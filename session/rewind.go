@@ -516,7 +516,10 @@ func rewoundMessage(r Rewound, root string, problems []string) string {
 
 // Branch is chatls.branch: a new file NAME.branch-N.chat beside the
 // document with its messages before msg (its frontmatter too); no file is
-// touched and the document stays as it is.
+// touched and the document stays as it is. The branch is a conversation
+// of its own: an external agent starts a new session for it (SPEC §12),
+// so nothing is remembered for its path — not the document's session,
+// nor that of a deleted earlier branch of the same name.
 func (s *Session) Branch(ds *Doc, msg int) (string, error) {
 	if ds.path == "" {
 		return "", &BadRequestError{Reason: "an unsaved document has no place for its branch: save it first"}
@@ -541,6 +544,7 @@ func (s *Session) Branch(ds *Doc, msg int) (string, error) {
 		os.Remove(name)
 		return "", fmt.Errorf("writing %s: %w", name, err)
 	}
+	s.agentSessions().forget(name)
 	s.showMessage(MessageInfo, fmt.Sprintf("chatls: branched the conversation into %s (%d message(s)); no file was changed", filepath.Base(name), msg))
 	return name, nil
 }

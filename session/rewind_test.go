@@ -221,6 +221,27 @@ func TestBranchWritesTheMessagesBeforeHere(t *testing.T) {
 	}
 }
 
+// A branch is a conversation of its own: an agent session remembered for
+// its path (an earlier branch of that name, since deleted) is forgotten,
+// and the document's own session stays remembered.
+func TestBranchForgetsAnAgentSessionOfItsPath(t *testing.T) {
+	r := newAgentRun(t)
+	branchPath := filepath.Join(r.ws, "work.branch-1.chat")
+	store := r.s.agentSessions()
+	store.put(branchPath, "agent", "sess-old-branch")
+	store.put(r.d.journalKey(), "agent", "sess-doc")
+	name, err := r.s.Branch(r.d, 1)
+	if err != nil || name != branchPath {
+		t.Fatalf("branch %s: %v", name, err)
+	}
+	if got := store.get(branchPath, "agent"); got != "" {
+		t.Errorf("the branch would go on in session %s", got)
+	}
+	if got := store.get(r.d.journalKey(), "agent"); got != "sess-doc" {
+		t.Errorf("the document's session is %q after branching, want sess-doc", got)
+	}
+}
+
 // replaceEdit changes only the middle that differs, never inside a
 // character or a CRLF.
 func TestReplaceEdit(t *testing.T) {

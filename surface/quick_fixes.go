@@ -120,7 +120,7 @@ func newToolNames(doc *chatdoc.Document) *Fix {
 	var edits []chatdoc.TextEdit
 	for _, use := range doc.ToolUses() {
 		if use != nil && strings.Contains(use.Name, ":") {
-			edits = append(edits, chatdoc.TextEdit{Span: use.NameSpan(), NewText: strings.Replace(use.Name, ":", ".", 1)})
+			edits = append(edits, chatdoc.TextEdit{Span: use.NameSpan(), NewText: strings.ReplaceAll(use.Name, ":", ".")})
 		}
 	}
 	return &Fix{Title: "Use Flemma 0.12 tool names", Edits: edits}

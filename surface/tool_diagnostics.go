@@ -88,7 +88,7 @@ func appendUseDiagnostics(diags []chatdoc.Diagnostic, doc *chatdoc.Document, use
 	if strings.Contains(use.Name, ":") {
 		// Flemma 0.11's `server:tool`: read as is, offered in 0.12's form.
 		diags = append(diags, chatdoc.Diagnostic{Span: placed().NameSpan(), Severity: chatdoc.SeverityHint, Code: CodeOldToolName,
-			Message: fmt.Sprintf("Flemma 0.12 writes this tool `%s`", strings.Replace(use.Name, ":", ".", 1))})
+			Message: fmt.Sprintf("Flemma 0.12 writes this tool `%s`", strings.ReplaceAll(use.Name, ":", "."))})
 	}
 	if !use.Valid() {
 		return diags

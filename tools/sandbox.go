@@ -3,7 +3,9 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,13 +97,25 @@ func bwrapArgs(env Env, dir string, writable []string, view sandboxView, network
 		args = append(args, "--bind", w, w)
 	}
 	for _, g := range view.readOnly {
-		args = append(args, "--ro-bind", g, g)
+		// -try: a .git removed since the scan (a test's temporary
+		// repository, a checkout deleted) has nothing left to protect,
+		// and a plain bind of it would fail the whole call.
+		args = append(args, "--ro-bind-try", g, g)
 	}
 	empty := emptyFile()
 	for _, f := range view.maskFiles {
+		// A mask's destination that is gone would be created on the host
+		// by bubblewrap (an empty file or directory left behind), or fail
+		// the call when its directory is gone too: nothing there to hide.
+		if !stillThere(f) {
+			continue
+		}
 		args = append(args, "--ro-bind", empty, f)
 	}
 	for _, d := range view.maskDirs {
+		if !stillThere(d) {
+			continue
+		}
 		args = append(args, "--tmpfs", d, "--remount-ro", d)
 	}
 	args = append(args, "--unshare-pid", "--unshare-ipc", "--unshare-uts")
@@ -172,4 +186,12 @@ func sandboxEnviron(env Env, from []string) []string {
 		}
 	}
 	return append(out, "PAGER=cat")
+}
+
+// stillThere says whether p still exists (as itself, links not followed):
+// the scan behind a sandbox view may be seconds old, and the writable set
+// changes under it.
+func stillThere(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
 }

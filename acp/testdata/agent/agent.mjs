@@ -9,6 +9,12 @@ import path from "node:path";
 
 const env = process.env;
 const stateDir = env.ACP_TEST_STATE || ""; // where sessions live across processes
+// ACP_TEST_LOG: a file each session request is appended to, one line
+// "METHOD SESSION_ID PID", so a test sees which session a chatls process
+// opened (new or loaded) and which one its prompts went to.
+const record = (method, sessionId) => {
+  if (env.ACP_TEST_LOG) fs.appendFileSync(env.ACP_TEST_LOG, `${method} ${sessionId} ${process.pid}\n`);
+};
 
 if (env.ACP_TEST_PIDFILE) {
   // A grandchild in the agent's group: Close must end it too.
@@ -229,9 +235,11 @@ const app = acp.agent({ name: "chatls-test-agent" })
     const sessionId = `sess-${process.pid}-${++counter}`;
     sessions.set(sessionId, { cwd: params.cwd, history: [] });
     saveSession(sessionId);
+    record("session/new", sessionId);
     return { sessionId };
   })
   .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    record("session/load", params.sessionId);
     const s = loadSession(params.sessionId);
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
     sessions.set(params.sessionId, s);
@@ -242,6 +250,7 @@ const app = acp.agent({ name: "chatls-test-agent" })
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const { sessionId } = params;
+    record("session/prompt", sessionId);
     const s = sessions.get(sessionId);
     if (!s) throw acp.RequestError.sessionNotFound(sessionId);
     const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");

@@ -79,5 +79,42 @@ if [ "$status" != 0 ]; then
   [ "$status" = 124 ] && echo "nvim context: timed out after 120 s"
   echo "--- server log (last 60 lines):"
   tail -n 60 "$CTX/chatls.log" 2>/dev/null || true
+  exit "$status"
+fi
+
+# An external agent over ACP (acp.lua): the scripted agent on the official
+# ACP SDK (acp/testdata/agent) as the provider, in the trusted user config;
+# reads ask the user (autoApprove empty). Without node or the agent's
+# node_modules it skips, unless CHATLS_REQUIRE_ACP is set (CI installs them
+# with acp/install-test-agents.sh).
+AGENT_DIR=$(cd "$PLUGIN/../.." && pwd)/acp/testdata/agent
+if ! command -v node >/dev/null 2>&1 || [ ! -f "$AGENT_DIR/node_modules/@agentclientprotocol/sdk/package.json" ]; then
+  why="node or the scripted agent's node_modules missing (run: bash acp/install-test-agents.sh)"
+  if [ -n "${CHATLS_REQUIRE_ACP:-}" ]; then
+    echo "FAIL nvim acp: $why; CHATLS_REQUIRE_ACP is set"
+    exit 1
+  fi
+  echo "SKIP nvim acp: $why"
+  exit 0
+fi
+ACP=$SCRATCH/acp
+mkdir -p "$ACP/ws" "$ACP/config/chatls" "$ACP/state" "$ACP/data"
+cat >"$ACP/config/chatls/config.toml" <<TOML
+provider = "agent"
+[providers.agent]
+type = "acp"
+command = ["node", "$AGENT_DIR/agent.mjs"]
+env = { ACP_TEST_LOG = "$ACP/requests.log" }
+[tools]
+autoApprove = []
+TOML
+cd "$ACP/ws"
+CHATLS_BIN=$BIN CHATLS_WS=$ACP/ws CHATLS_PLUGIN=$PLUGIN CHATLS_LOG=$ACP/chatls.log CHATLS_ACP_LOG=$ACP/requests.log \
+  XDG_CONFIG_HOME=$ACP/config XDG_STATE_HOME=$ACP/state XDG_DATA_HOME=$ACP/data \
+  timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $HERE/acp.lua" </dev/null || status=$?
+if [ "$status" != 0 ]; then
+  [ "$status" = 124 ] && echo "nvim acp: timed out after 120 s"
+  echo "--- server log (last 60 lines):"
+  tail -n 60 "$ACP/chatls.log" 2>/dev/null || true
 fi
 exit "$status"
