@@ -219,7 +219,7 @@ func TestAgentPermissionOptions(t *testing.T) {
 	s := start(t, sessionOptions{userConfig: agentConfig(t, nil, "[tools]\nautoApprove = []\n")})
 	notes := filepath.Join(s.ws, "notes.txt")
 	testfs.Write(t, notes, "first line\nsecond\n")
-	pending := "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status=pending\n```"
+	pending := "**Tool Result:** `toolu_read_1`\n```flemma:tool status=pending\n```"
 
 	choose := func(uri, title string) {
 		t.Helper()
@@ -246,7 +246,7 @@ func TestAgentPermissionOptions(t *testing.T) {
 		t.Helper()
 		for _, e := range s.c.Events() {
 			if e.Kind == "applyEdit" && e.Label == label && strings.Contains(e.Before, pending) &&
-				strings.Contains(e.After, "**Tool Result:** `toolu_read_1`\n\n```flemma:tool status="+want+"\n```") {
+				strings.Contains(e.After, "**Tool Result:** `toolu_read_1`\n```flemma:tool status="+want+"\n```") {
 				return
 			}
 		}
@@ -257,7 +257,7 @@ func TestAgentPermissionOptions(t *testing.T) {
 	s.send(a)
 	s.waitText(a, pending)
 	choose(a, "Allow always")
-	s.waitText(a, "**Tool Result:** `toolu_read_1`\n\n```\nfirst line\nsecond\n```", `The file starts with "first line" (always).`)
+	s.waitText(a, "**Tool Result:** `toolu_read_1`\n```\nfirst line\nsecond\n```", `The file starts with "first line" (always).`)
 	shown("chatls: Allow always", "approved")
 	waitDone(t, s, a)
 	if acts := s.codeActions(a, "toolu_read_1"); len(acts) > 0 && acts[0].Title == "Allow" {
@@ -272,7 +272,7 @@ func TestAgentPermissionOptions(t *testing.T) {
 	s.send(b)
 	s.waitText(b, pending)
 	choose(b, "Reject")
-	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n```\nThe user rejected reading the file.\n```", "I will not read it.")
 	shown("chatls: Reject", "denied")
 	waitDone(t, s, b)
 
@@ -283,7 +283,7 @@ func TestAgentPermissionOptions(t *testing.T) {
 	if err := s.c.Replace(s.ctx, c, "status=pending", "status=rejected"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitText(c, "**Tool Result:** `toolu_read_1` (error)\n\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	s.waitText(c, "**Tool Result:** `toolu_read_1` (error)\n```\nThe user rejected reading the file.\n```", "I will not read it.")
 	waitDone(t, s, c)
 }
 
