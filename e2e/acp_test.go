@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chatls/chatls/internal/lspclient"
 	"github.com/chatls/chatls/internal/testfs"
 )
 
@@ -206,4 +208,131 @@ func readPids(t *testing.T, file string) []int {
 		pids = append(pids, n)
 	}
 	return pids
+}
+
+// The agent's own permission options are code actions on the pending
+// placeholder, by name and in the agent's order, beside the usual
+// Approve and Reject: choosing one answers the agent with that option
+// (the scripted agent says which it got) after the placeholder shows the
+// choice — approved for an allow option, denied for a reject one.
+func TestAgentPermissionOptions(t *testing.T) {
+	s := start(t, sessionOptions{userConfig: agentConfig(t, nil, "[tools]\nautoApprove = []\n")})
+	notes := filepath.Join(s.ws, "notes.txt")
+	testfs.Write(t, notes, "first line\nsecond\n")
+	pending := "**Tool Result:** `toolu_read_1`\n```flemma:tool status=pending\n```"
+
+	choose := func(uri, title string) {
+		t.Helper()
+		var titles []string
+		var pick *codeAction
+		for _, a := range s.codeActions(uri, "status=pending") {
+			titles = append(titles, a.Title)
+			if a.Title == title && a.Command != nil {
+				pick = &a
+			}
+		}
+		if len(titles) < 4 || strings.Join(titles[:3], "|") != "Allow|Allow always|Reject" || !strings.HasPrefix(titles[3], "Approve read") {
+			t.Fatalf("the actions at the pending placeholder: %q; want the agent's options first, then Approve", titles)
+		}
+		if pick == nil || pick.Command.Command != "chatls.agentOption" {
+			t.Fatalf("no command action %q: %q", title, titles)
+		}
+		if _, err := s.command(pick.Command.Command, pick.Command.Arguments[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// shown says an edit labelled label put status=want on the placeholder.
+	shown := func(label, want string) {
+		t.Helper()
+		for _, e := range s.c.Events() {
+			if e.Kind == "applyEdit" && e.Label == label && strings.Contains(e.Before, pending) &&
+				strings.Contains(e.After, "**Tool Result:** `toolu_read_1`\n```flemma:tool status="+want+"\n```") {
+				return
+			}
+		}
+		t.Fatalf("no edit %q set the placeholder to %s; events: %+v", label, want, s.c.Events())
+	}
+
+	a := s.open("a.chat", "@You:\nread "+notes+"\n")
+	s.send(a)
+	s.waitText(a, pending)
+	choose(a, "Allow always")
+	s.waitText(a, "**Tool Result:** `toolu_read_1`\n```\nfirst line\nsecond\n```", `The file starts with "first line" (always).`)
+	shown("chatls: Allow always", "approved")
+	waitDone(t, s, a)
+	if acts := s.codeActions(a, "toolu_read_1"); len(acts) > 0 && acts[0].Title == "Allow" {
+		t.Fatalf("the agent's options are still offered once answered: %+v", acts)
+	}
+	if _, err := s.command("chatls.agentOption", map[string]any{"uri": a, "id": "toolu_read_1", "option": "allow"}); err == nil ||
+		!strings.Contains(err.Error(), "does not ask about toolu_read_1") {
+		t.Fatalf("an option chosen once the permission was answered: %v", err)
+	}
+
+	b := s.open("b.chat", "@You:\nread "+notes+"\n")
+	s.send(b)
+	s.waitText(b, pending)
+	choose(b, "Reject")
+	s.waitText(b, "**Tool Result:** `toolu_read_1` (error)\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	shown("chatls: Reject", "denied")
+	waitDone(t, s, b)
+
+	// The usual edit still answers: status=rejected is reject-once.
+	c := s.open("c.chat", "@You:\nread "+notes+"\n")
+	s.send(c)
+	s.waitText(c, pending)
+	if err := s.c.Replace(s.ctx, c, "status=pending", "status=rejected"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText(c, "**Tool Result:** `toolu_read_1` (error)\n```\nThe user rejected reading the file.\n```", "I will not read it.")
+	waitDone(t, s, c)
+}
+
+// The agent's write of a file open in the editor changes the editor's
+// buffer (workspace/applyEdit): the unsaved text the agent read through
+// the client is what it edits, and the disk is left alone. When the
+// editor refuses the edit, nothing is written and the agent is told.
+func TestAgentWritesOpenFile(t *testing.T) {
+	var refuse atomic.Bool
+	s := start(t, sessionOptions{
+		userConfig: agentConfig(t, nil, "[tools]\nautoApprove = [\"read\", \"write\"]\n"),
+		Options: lspclient.Options{RefuseEdit: func(label string) bool {
+			return refuse.Load() && strings.HasPrefix(label, "chatls: the agent writes")
+		}},
+	})
+	notes := filepath.Join(s.ws, "notes.txt")
+	testfs.Write(t, notes, "hello world\n")
+	notesURI := lspclient.PathURI(notes)
+	if err := s.c.OpenAs(s.ctx, notesURI, "plaintext", "hello world\nnot saved yet\n"); err != nil {
+		t.Fatal(err)
+	}
+	disk := func() string {
+		data, err := os.ReadFile(notes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+
+	a := s.open("a.chat", "@You:\nwriteopen "+notes+" world ACP\n")
+	s.send(a)
+	s.waitText(a, "-hello world\n+hello ACP\n not saved yet", "Edited.")
+	if got := s.c.Doc(notesURI).Text; got != "hello ACP\nnot saved yet\n" {
+		t.Fatalf("the editor's buffer after the agent's write: %q", got)
+	}
+	if got := disk(); got != "hello world\n" {
+		t.Fatalf("the agent's write of an open file went to the disk: %q", got)
+	}
+	waitDone(t, s, a)
+
+	refuse.Store(true)
+	b := s.open("b.chat", "@You:\nwriteopen "+notes+" ACP again\n")
+	s.send(b)
+	s.waitText(b, "Write failed: the editor did not take the write of "+notes)
+	if got := s.c.Doc(notesURI).Text; got != "hello ACP\nnot saved yet\n" {
+		t.Fatalf("the buffer after a refused write: %q", got)
+	}
+	if got := disk(); got != "hello world\n" {
+		t.Fatalf("a refused write went to the disk: %q", got)
+	}
+	waitDone(t, s, b)
 }

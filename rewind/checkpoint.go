@@ -62,7 +62,7 @@ func (s *Store) record(ctx context.Context, sc Scope, stage string, extra meta) 
 		if err != nil {
 			return Ref{}, err
 		}
-	} else if snap, err = s.scopedSnapshot(ctx, root, rel, sc.overlay); err != nil {
+	} else if snap, err = s.scopedSnapshot(ctx, root, rel, bufferOverlay(root, rel, sc.Buffers, sc.overlay)); err != nil {
 		return Ref{}, err
 	}
 	m := extra

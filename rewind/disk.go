@@ -108,3 +108,28 @@ func afterOverlay(root string, skipped []Change) map[string]overlayFile {
 	}
 	return out
 }
+
+// bufferOverlay is overlay with the named paths (relative) that buffers
+// has open and that are regular files on disk, recorded as their buffers
+// hold them (Scope.Buffers).
+func bufferOverlay(root string, rel []string, buffers Buffers, overlay map[string]overlayFile) map[string]overlayFile {
+	if buffers == nil {
+		return overlay
+	}
+	out := map[string]overlayFile{}
+	for p, ov := range overlay {
+		out[p] = ov
+	}
+	for _, p := range rel {
+		if _, given := out[p]; given {
+			continue
+		}
+		abs := absPath(root, p)
+		if text, open := buffers(abs); open {
+			if e, err := diskEntry(abs); err == nil && (e.mode == "100644" || e.mode == "100755") {
+				out[p] = overlayFile{content: text, mode: e.fileMode()}
+			}
+		}
+	}
+	return out
+}

@@ -18,6 +18,11 @@ type Scope struct {
 	// nil records the whole workspace: tracked files and untracked ones
 	// that .gitignore does not exclude.
 	Paths []string
+	// Buffers, when set, records the named paths open in an editor as
+	// their buffers hold them, not as on disk: a call that changes a file
+	// in the editor instead of on disk (an agent's write through
+	// workspace/applyEdit). Only regular files on disk are taken so.
+	Buffers Buffers
 
 	// overlay records some named paths (relative) as given, not as on
 	// disk: the files a rewind changes through an editor.

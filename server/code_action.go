@@ -49,6 +49,12 @@ func (s *Server) codeActions(ctx context.Context, p protocol.CodeActionParams, s
 	}
 
 	if r, u := blockAt(doc, span.Start); u != nil && ds != nil {
+		// An agent's permission that waits: its own options first, by
+		// name and in its order (SPEC §12).
+		for _, o := range s.sess.AgentOptions(ds, u.ID) {
+			actions = append(actions, codeAction{Title: o.Name, Kind: "quickfix",
+				Command: command(o.Name, session.CommandAgentOption, map[string]any{"uri": snap.uri, "id": u.ID, "option": o.ID})})
+		}
 		for _, o := range s.sess.Offers(ds, doc, r, u) {
 			if act, ok := s.codeActionFor(o, snap, doc, u, edit, command); ok {
 				actions = append(actions, act)

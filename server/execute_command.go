@@ -29,6 +29,9 @@ type commandArgs struct {
 	Message      *int `json:"message"`
 	Conversation bool `json:"conversation"`
 	Overwrite    bool `json:"overwrite"`
+	// Option is chatls.agentOption's: the ID of the option the agent
+	// offered.
+	Option string `json:"option"`
 	// Path names the document instead of URI, as an editor shows it:
 	// absolute, "~/…", or relative to the editor's directory (Helix 25.07's
 	// %{buffer_name}); see openDocByPath.
@@ -135,6 +138,12 @@ func commands() map[string]command {
 		"chatls.explain": {needsID: true, run: (*Server).explain},
 		"chatls.approve": {needsID: true, run: (*Server).setStatusCommand},
 		"chatls.reject":  {needsID: true, run: (*Server).setStatusCommand},
+		session.CommandAgentOption: {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
+			if err := s.sess.ChooseAgentOption(c.ds, c.args.ID, c.args.Option); err != nil {
+				return nil, err
+			}
+			return map[string]any{"chosen": c.args.Option}, nil
+		}},
 		"chatls.alwaysAllow": {needsID: true, run: func(s *Server, _ context.Context, c commandCall) (any, error) {
 			return s.sess.AlwaysAllow(c.ds, c.args.Rule, c.args.Scope)
 		}},

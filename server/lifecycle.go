@@ -17,6 +17,7 @@ var serverCommands = []string{
 	"chatls.approve", "chatls.reject", // code lenses can only carry commands
 	"chatls.compact", "chatls.trim", // the context window's code actions (SPEC §11)
 	session.CommandRewind, session.CommandUndoRewind, session.CommandBranch, // the rewind actions' (SPEC §10)
+	session.CommandAgentOption, // an agent's own permission options (SPEC §12)
 }
 
 func (s *Server) initialize(raw *json.RawMessage) (any, error) {

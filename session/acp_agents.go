@@ -41,6 +41,9 @@ type docAgent struct {
 	answer  *agentAnswer
 	stream  *streamState
 	allowed map[string]bool
+	// asks are the permissions that wait for the user, by tool-call ID
+	// (acp_options.go).
+	asks map[string]*agentAsk
 }
 
 func (p *agentPool) forDoc(ds *Doc) *docAgent {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,7 +82,8 @@ func (c *agentClient) verdict(id, name string, input map[string]any) approval.Ve
 // RequestPermission: the policy's approve is the agent's allow-once
 // option, its deny the reject-once option; otherwise the call gets a
 // pending placeholder and the user's edit of it (status=approved or
-// status=rejected) chooses.
+// status=rejected) chooses, or one of the agent's own options, chosen by
+// its code action (ChooseAgentOption).
 func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionRequest) (string, bool, error) {
 	s, ds := c.s, c.ds
 	tc := acp.ToolCall{ID: req.ToolCall.ID, Title: req.ToolCall.Title, Kind: req.ToolCall.Kind, RawInput: req.ToolCall.RawInput}
@@ -150,12 +152,35 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 			return chatdoc.SetStatus(doc, tc.ID, chatdoc.StatusPending)
 		})
 	}
-	s.showMessage(MessageInfo, fmt.Sprintf("chatls: the agent asks to run %s (%s): approve or reject it in the document (status=approved or status=rejected)", name, tc.ID))
+	// The agent's own options are code actions on the placeholder
+	// (acp_options.go) while it waits.
+	ask := &agentAsk{options: req.Options, decided: make(chan struct{})}
+	s.mu.Lock()
+	if a.asks == nil {
+		a.asks = map[string]*agentAsk{}
+	}
+	a.asks[tc.ID] = ask
+	s.mu.Unlock()
+	s.showMessage(MessageInfo, fmt.Sprintf("chatls: the agent asks to run %s (%s): approve or reject it in the document (status=approved or status=rejected), or choose one of its options among the code actions", name, tc.ID))
 	defer func() {
 		s.mu.Lock()
 		ans.decided(tc.ID)
+		if a.asks[tc.ID] == ask {
+			delete(a.asks, tc.ID)
+		}
 		s.mu.Unlock()
 	}()
+	chosen := func() (string, bool, error) {
+		o := ask.chosen
+		if allows(o.Kind) {
+			s.mu.Lock()
+			if a.allowed != nil {
+				a.allowed[tc.ID] = true
+			}
+			s.mu.Unlock()
+		}
+		return o.ID, false, nil
+	}
 	// The block chatls wrote says pending, and the agent's text cannot
 	// write a result block: a status other than pending there is the
 	// user's edit. A block written before as approved (the call was
@@ -164,9 +189,11 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 	seen := !placed
 	for {
 		s.mu.Lock()
-		doc, changed := ds.snap, ds.changed
+		doc, changed, picked := ds.snap, ds.changed, ask.chosen != nil
 		s.mu.Unlock()
-		if r := doc.ToolResult(tc.ID); r != nil && r.IsPlaceholder() {
+		// Once an option is chosen by its action, the placeholder's new
+		// status is that choice's, not an approval to answer allow-once.
+		if r := doc.ToolResult(tc.ID); !picked && r != nil && r.IsPlaceholder() {
 			s.log.Debug("agent permission waits", zap.String("id", tc.ID), zap.String("status", string(r.Status)), zap.Bool("seen", seen))
 			switch r.Status {
 			case chatdoc.StatusPending:
@@ -183,6 +210,8 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.PermissionR
 		}
 		select {
 		case <-changed:
+		case <-ask.decided:
+			return chosen()
 		case <-ctx.Done():
 			return "", true, nil
 		case <-ds.done:
@@ -240,22 +269,33 @@ func (c *agentClient) ReadTextFile(ctx context.Context, path string, line, limit
 	return strings.Join(lines[from:to], ""), nil
 }
 
-// openText is the text of a document open in the session at path: the
-// editor's, which may not be saved.
+// openText is the text of a document or other file open in the session
+// at path: the editor's, which may not be saved.
 func (c *agentClient) openText(path string) (string, bool) {
 	for _, d := range c.s.openDocs() {
 		if d.path == path {
 			return c.s.latest(d).Text(), true
 		}
 	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r // followed files are named so
+	}
+	if f, ok := c.s.openFiles()[real]; ok {
+		return f.doc.Text(), true
+	}
 	return "", false
 }
 
-// WriteTextFile runs chatls's write tool (checkpointed, SPEC §10). It
-// writes the file on disk: a file open in the editor is not edited there
-// (the editor reloads it as it does any change on disk).
+// WriteTextFile runs chatls's write tool (checkpointed, SPEC §10) on
+// disk; a file open in the editor changes there instead, through
+// workspace/applyEdit (writeOpenFile), so that the buffer the user may
+// not have saved is the one changed.
 func (c *agentClient) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := c.permitted("writing "+path, "write", map[string]any{"path": path, "content": content}); err != nil {
+		return err
+	}
+	if done, err := c.writeOpenFile(ctx, path, content); done {
 		return err
 	}
 	res := c.run(ctx, tools.Call{Name: "write", Input: map[string]any{"path": path, "content": content}}, "")

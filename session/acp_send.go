@@ -83,9 +83,11 @@ func (s *Session) startAgentSend(sendCtx context.Context, ds *Doc, doc *chatdoc.
 		return s.refuseSend(err.Error())
 	}
 	st := newStreamState(s.latest(ds))
+	sent := agentSentTexts(doc)
 	s.mu.Lock()
 	send.model = e.Name
 	ds.stream = st
+	ds.agentSent = sent
 	ds.sendProblem = ""
 	chain.turns++
 	s.mu.Unlock()

@@ -44,6 +44,14 @@ func (s *Session) checkpointStore() (*rewind.Store, error) {
 // none. A checkpoint that fails does not stop a call the user approved:
 // the user is told that this one cannot be taken back.
 func (s *Session) checkpoint(ds *Doc, call tools.Call, env tools.Env) (after func()) {
+	return s.checkpointBuffers(ds, call, env, nil, nil)
+}
+
+// checkpointBuffers is checkpoint for a call that changes files in the
+// editor's buffers: the named files open there are recorded as before
+// holds them ahead of the call and as after holds them once it ran
+// (rewind.Scope.Buffers; nil: on disk).
+func (s *Session) checkpointBuffers(ds *Doc, call tools.Call, env tools.Env, before, after rewind.Buffers) func() {
 	nothing := func() {}
 	if ds.path == "" || !s.settings.effectiveFor(ds.path).Rewind.Enabled {
 		return nothing
@@ -82,6 +90,7 @@ func (s *Session) checkpoint(ds *Doc, call tools.Call, env tools.Env) (after fun
 	store, err := s.checkpointStore()
 	if err == nil {
 		ctx, cancel := context.WithTimeout(s.baseCtx, checkpointTimeout)
+		sc.Buffers = before
 		_, err = store.Checkpoint(ctx, sc)
 		cancel()
 	}
@@ -95,6 +104,7 @@ func (s *Session) checkpoint(ds *Doc, call tools.Call, env tools.Env) (after fun
 		// closes a call without its after-state from the disk.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.baseCtx), checkpointTimeout)
 		defer cancel()
+		sc.Buffers = after
 		if err := store.After(ctx, sc); err != nil {
 			s.log.Warn("checkpoint after the call failed", zap.String("id", call.ID), zap.Error(err))
 		}

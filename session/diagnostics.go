@@ -114,6 +114,7 @@ func (s *Session) sessionDiagnostics(ds *Doc, doc *chatdoc.Document) []chatdoc.D
 		problem = "" // a send refused for its size: the context warning says it, with its actions
 	}
 	diags = append(diags, sendProblemDiagnostic(doc, problem)...)
+	diags = append(diags, s.agentHistoryDiagnostics(ds, doc)...)
 	return append(diags, window...)
 }
 

@@ -66,6 +66,9 @@ type Doc struct {
 	jobs map[string]string
 	// answers are this session's responses, for their code lenses.
 	answers []*answerRecord
+	// agentSent are the texts of the messages when the last prompt went
+	// to the document's agent (acp_history.go), nil before the first.
+	agentSent []string
 	// requestWindow is the context window of the last request built for
 	// a send (0: none yet), for the warning before any answer (SPEC §11).
 	requestWindow int
@@ -140,6 +143,7 @@ func (s *Session) Doc(uri string) *Doc {
 // version. Opening only analyses: it edits and runs nothing (SPEC §2).
 func (s *Session) Open(uri, text string, version int32) *Doc {
 	ds := newDoc(uri, chatdoc.Parse(text), version)
+	opened := ds.snap
 	s.takeApprovalsMadeAway(ds)
 	s.mu.Lock()
 	old := s.docs[uri]
@@ -152,6 +156,11 @@ func (s *Session) Open(uri, text string, version int32) *Doc {
 		s.agents.closeDoc(old)
 	}
 	go s.docWorker(ds)
+	s.tasks.Add(1)
+	go func() {
+		defer s.tasks.Done()
+		s.recallAgentHistory(ds, opened)
+	}()
 	s.scheduleDiagnostics(ds)
 	return ds
 }

@@ -48,7 +48,15 @@ func (s *Session) ChangeFile(uri string, changes []chatdoc.Change, version int32
 		return false
 	}
 	f.doc, f.version = f.doc.Apply(changes, s.enc), version
+	s.filesChangedLocked()
 	return true
+}
+
+// filesChangedLocked wakes whoever waits for a followed file to change
+// (an agent's write waiting for the editor); the caller holds Session.mu.
+func (s *Session) filesChangedLocked() {
+	close(s.filesChanged)
+	s.filesChanged = make(chan struct{})
 }
 
 // CloseFile stops following a file. false: it was not followed.
@@ -57,6 +65,9 @@ func (s *Session) CloseFile(uri string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.files[uri]
 	delete(s.files, uri)
+	if ok {
+		s.filesChangedLocked()
+	}
 	return ok
 }
 

@@ -58,10 +58,12 @@ type Session struct {
 
 	mu   sync.Mutex
 	docs map[string]*Doc
-	// files are the other files the editor has open (open_files.go).
-	files map[string]*openFile
-	enc   chatdoc.Encoding
-	roots []string // workspace folder paths
+	// files are the other files the editor has open (open_files.go);
+	// filesChanged is closed and replaced whenever one changes or closes.
+	files        map[string]*openFile
+	filesChanged chan struct{}
+	enc          chatdoc.Encoding
+	roots        []string // workspace folder paths
 	// targets are the tools' targets in use (SPEC §8).
 	targets  targetPool
 	settings *settingsState
@@ -106,15 +108,16 @@ func New(opts Options, editor Editor) *Session {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		opts:    opts,
-		log:     opts.Logger,
-		editor:  editor,
-		baseCtx: ctx,
-		stop:    cancel,
-		docs:    map[string]*Doc{},
-		files:   map[string]*openFile{},
-		enc:     chatdoc.UTF16,
-		started: time.Now().UTC(),
+		opts:         opts,
+		log:          opts.Logger,
+		editor:       editor,
+		baseCtx:      ctx,
+		stop:         cancel,
+		docs:         map[string]*Doc{},
+		files:        map[string]*openFile{},
+		filesChanged: make(chan struct{}),
+		enc:          chatdoc.UTF16,
+		started:      time.Now().UTC(),
 	}
 	s.settings = newSettingsState(s)
 	s.tools = custom.NewSession(s.log, !opts.NoCustomTools)

@@ -22,11 +22,17 @@ func PathURI(path string) string {
 
 // Open sends didOpen for a document with the given text.
 func (c *Client) Open(ctx context.Context, uri, text string) error {
+	return c.OpenAs(ctx, uri, "chat", text)
+}
+
+// OpenAs sends didOpen for a document of another language (a file the
+// editor attaches the server to that is not a conversation).
+func (c *Client) OpenAs(ctx context.Context, uri, languageID, text string) error {
 	c.mu.Lock()
 	c.docs[uri] = &Document{URI: uri, Text: text, Version: 1}
 	c.mu.Unlock()
 	return c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
-		"textDocument": map[string]any{"uri": uri, "languageId": "chat", "version": 1, "text": text},
+		"textDocument": map[string]any{"uri": uri, "languageId": languageID, "version": 1, "text": text},
 	})
 }
 

@@ -106,6 +106,30 @@ const scenarios = {
     return "end_turn";
   },
 
+  // `writeopen FILE OLD NEW`: a write of a file as the client has it
+  // (the editor's buffer when it is open there), read through the
+  // client, OLD replaced by NEW, written through it.
+  async writeopen({ client, sessionId, args }) {
+    const [file, from, to] = args;
+    const toolCallId = "toolu_edit_open";
+    await update(client, sessionId, { sessionUpdate: "tool_call", toolCallId, title: `Edit ${path.basename(file)}`, kind: "edit", status: "in_progress",
+      rawInput: { file_path: file, old_string: from, new_string: to } });
+    const { content: oldText } = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path: file });
+    const newText = oldText.replace(from, to);
+    try {
+      await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path: file, content: newText });
+    } catch (e) {
+      await update(client, sessionId, { sessionUpdate: "tool_call_update", toolCallId, status: "failed",
+        content: [{ type: "content", content: { type: "text", text: String(e.message) } }] });
+      await say(client, sessionId, `Write failed: ${e.message}`);
+      return "end_turn";
+    }
+    await update(client, sessionId, { sessionUpdate: "tool_call_update", toolCallId, status: "completed",
+      content: [{ type: "diff", path: file, oldText, newText }] });
+    await say(client, sessionId, "Edited.");
+    return "end_turn";
+  },
+
   async terminal({ client, sessionId }) {
     const toolCallId = "toolu_bash_1";
     await update(client, sessionId, { sessionUpdate: "tool_call", toolCallId, title: "`echo hi; echo there`", kind: "execute", status: "pending",
