@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"mvdan.cc/sh/v3/syntax"
@@ -298,20 +299,22 @@ func (c *agentClient) WriteTextFile(ctx context.Context, path, content string) e
 	if done, err := c.writeOpenFile(ctx, path, content); done {
 		return err
 	}
-	res := c.run(ctx, tools.Call{Name: "write", Input: map[string]any{"path": path, "content": content}}, "")
+	res := c.run(ctx, tools.Call{Name: "write", Input: map[string]any{"path": path, "content": content}}, "", nil)
 	if res.IsError {
 		return fmt.Errorf("%s", res.Text)
 	}
 	return nil
 }
 
-// run runs one of chatls's tools for the agent, as a call of the document.
-func (c *agentClient) run(ctx context.Context, call tools.Call, dir string) tools.Result {
+// run runs one of chatls's tools for the agent, as a call of the document;
+// onOutput, when set, gets the call's output as it runs (tools.Env.OnOutput).
+func (c *agentClient) run(ctx context.Context, call tools.Call, dir string, onOutput func(*tools.OutputSink)) tools.Result {
 	call.ID = "acp_" + call.Name + "_" + strconv.FormatInt(c.seq.Add(1), 10)
 	env := c.s.toolEnv(c.ds)
 	if dir != "" {
 		env.Dir, env.BashCwd = dir, ""
 	}
+	env.OnOutput = onOutput
 	after := c.s.checkpoint(c.ds, call, env)
 	res := c.s.runner.Run(ctx, call, env)
 	after()
@@ -324,6 +327,26 @@ type agentTerminal struct {
 	done   chan struct{}
 	res    tools.Result
 	limit  int
+
+	mu   sync.Mutex
+	live *tools.OutputSink // the running call's output, for terminal/output before the end
+}
+
+func (t *agentTerminal) setLive(s *tools.OutputSink) {
+	t.mu.Lock()
+	t.live = s
+	t.mu.Unlock()
+}
+
+// soFar is the output of the running command, cut to the agent's limit.
+func (t *agentTerminal) soFar() (string, bool) {
+	t.mu.Lock()
+	live := t.live
+	t.mu.Unlock()
+	if live == nil {
+		return "", false // not started yet (the sandbox being set up)
+	}
+	return cutToLimit(live.SoFar(), t.limit)
 }
 
 func (c *agentClient) CreateTerminal(ctx context.Context, req acp.TerminalRequest) (string, error) {
@@ -356,7 +379,7 @@ func (c *agentClient) CreateTerminal(ctx context.Context, req acp.TerminalReques
 	go func() {
 		defer c.s.tasks.Done()
 		defer close(t.done)
-		t.res = c.run(runCtx, tools.Call{Name: "bash", Input: map[string]any{"command": line}}, req.Cwd)
+		t.res = c.run(runCtx, tools.Call{Name: "bash", Input: map[string]any{"command": line}}, req.Cwd, t.setLive)
 		c.s.mu.Lock()
 		if a := c.s.agents.forDoc(c.ds); a.answer != nil {
 			a.answer.terminal(id, t.output())
@@ -380,11 +403,21 @@ func validName(k string) bool {
 
 // output is the command's output, cut to the agent's limit from the start.
 func (t *agentTerminal) output() string {
-	out := t.res.Text
-	if t.limit > 0 && len(out) > t.limit {
-		out = out[len(out)-t.limit:]
-	}
+	out, _ := cutToLimit(t.res.Text, t.limit)
 	return out
+}
+
+// cutToLimit keeps the last limit bytes of out (ACP's outputByteLimit cuts
+// from the beginning), on a character boundary; 0 is no limit.
+func cutToLimit(out string, limit int) (string, bool) {
+	if limit <= 0 || len(out) <= limit {
+		return out, false
+	}
+	cut := len(out) - limit
+	for cut < len(out) && !utf8.RuneStart(out[cut]) {
+		cut++
+	}
+	return out[cut:], true
 }
 
 func (t *agentTerminal) exit() acp.ExitStatus {
@@ -407,8 +440,8 @@ func (c *agentClient) terminal(id string) (*agentTerminal, error) {
 	return nil, fmt.Errorf("no terminal %s (released, or never created)", id)
 }
 
-// TerminalOutput: the output once the command ended (chatls's bash call
-// gives its output at its end), nothing before.
+// TerminalOutput: the output so far while the command runs, all of it
+// with the exit status once it ended.
 func (c *agentClient) TerminalOutput(ctx context.Context, id string) (acp.TerminalOutput, error) {
 	t, err := c.terminal(id)
 	if err != nil {
@@ -419,7 +452,10 @@ func (c *agentClient) TerminalOutput(ctx context.Context, id string) (acp.Termin
 		st := t.exit()
 		return acp.TerminalOutput{Output: t.output(), Truncated: t.res.Truncated || t.limit > 0 && len(t.res.Text) > t.limit, Exit: &st}, nil
 	default:
-		return acp.TerminalOutput{}, nil
+		// Still running: what it printed so far, as ACP's terminal/output
+		// promises (an agent polls it to follow a long command).
+		out, cut := t.soFar()
+		return acp.TerminalOutput{Output: out, Truncated: cut}, nil
 	}
 }
 

@@ -138,6 +138,10 @@ func (s *OutputSink) partial() string {
 	return strings.TrimRight(DocumentText(kept), " \t\n")
 }
 
+// SoFar is what the call printed so far, document-safe, cut to the
+// limits as its result will be; the call goes on.
+func (s *OutputSink) SoFar() string { return s.partial() }
+
 // LastLine is the most recent non-empty output line, for progress reports.
 func (s *OutputSink) LastLine() string {
 	s.mu.Lock()

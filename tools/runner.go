@@ -100,6 +100,9 @@ func (r *Runner) execute(ctx context.Context, tool Tool, call Call, env Env, fin
 	}
 	sink := newOutputSink(env.Limits, env.TempDir, call.ID)
 	env.output = sink
+	if env.OnOutput != nil {
+		env.OnOutput(sink)
+	}
 	done := make(chan Result, 1)
 	go func() {
 		var res Result

@@ -75,6 +75,10 @@ type Env struct {
 	Hidden func(path string) bool
 	// Target is where the call runs (SPEC §8); nil: this machine.
 	Target *TargetEnv
+	// OnOutput, when set, is given each attempt's output sink as the
+	// attempt starts, so a caller can read what the call printed so far
+	// (OutputSink.SoFar) while it runs: an ACP agent's terminal/output.
+	OnOutput func(*OutputSink)
 
 	// output is the call's output, owned by the runner's attempt (set by
 	// execute): what a tool streamed into it survives a tool that does not

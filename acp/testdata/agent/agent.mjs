@@ -145,6 +145,33 @@ const scenarios = {
     return "end_turn";
   },
 
+  // A command that runs until the agent creates STOP: the agent follows
+  // its output with terminal/output while it runs (as Claude Code's
+  // BashOutput does), then ends it and reads the rest.
+  async liveterminal({ client, sessionId, args }) {
+    const stop = args[0];
+    const toolCallId = "toolu_bash_live";
+    const command = `echo first; while [ ! -e '${stop}' ]; do sleep 0.05; done; echo second`;
+    await update(client, sessionId, { sessionUpdate: "tool_call", toolCallId, title: "follow", kind: "execute", status: "pending", rawInput: { command } });
+    const { terminalId } = await client.request(acp.methods.client.terminal.create, { sessionId, command, outputByteLimit: 1000 });
+    let live = "";
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const out = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId });
+      if (out.exitStatus) { live = "(ended before its output was seen: " + JSON.stringify(out.output) + ")"; break; }
+      if (out.output.includes("first")) { live = out.output; break; }
+      if (Date.now() > deadline) { live = "(nothing within 30 s)"; break; }
+      await new Promise((r) => setTimeout(r, 50)); // terminal/output has no push: agents poll it
+    }
+    fs.writeFileSync(stop, "");
+    const exit = await client.request(acp.methods.client.terminal.waitForExit, { sessionId, terminalId });
+    const out = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId });
+    await client.request(acp.methods.client.terminal.release, { sessionId, terminalId });
+    await update(client, sessionId, { sessionUpdate: "tool_call_update", toolCallId, status: "completed", rawOutput: { exitCode: exit.exitCode } });
+    await say(client, sessionId, `While running: ${JSON.stringify(live)}. At the end: ${JSON.stringify(out.output.split("\n").slice(0, 2).join("\n"))}.`);
+    return "end_turn";
+  },
+
   async plan({ client, sessionId }) {
     const entries = (s1, s2) => [
       { content: "Read the code", priority: "high", status: s1 },
