@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 	"weak"
 )
 
@@ -144,6 +145,35 @@ func TestMessageSpanPlacesNoChunk(t *testing.T) {
 	for i, m := range Parse(next.Text()).Messages() {
 		if spans[i] != m.Span || next.Message(i).Span != m.Span {
 			t.Fatalf("message %d: MessageSpan %+v, Message %+v, a full parse %+v", i, spans[i], next.Message(i).Span, m.Span)
+		}
+	}
+}
+
+// TestReparsedNodesPinNoPiece: the strings of a message parsed after an
+// edit are not substrings of the text's pieces, so an answer's messages do
+// not keep a version of the document's last piece alive each (RssAnon grew
+// 9–23 KB per streamed answer; docs/performance.md, "Memory while typing
+// and streaming").
+func TestReparsedNodesPinNoPiece(t *testing.T) {
+	doc := Parse("@You:\nrun it\n")
+	turn := "\n@Assistant:\n**Tool Use:** `bash` (`toolu_1`)\n\n```json\n{\"command\":\"true\"}\n```\n"
+	doc = doc.Replace(Span{doc.Len(), doc.Len()}, turn)
+	u := doc.ToolUse("toolu_1")
+	if u == nil || u.RawInput == "" {
+		t.Fatalf("no tool use parsed:\n%s", doc.Text())
+	}
+	inside := func(s string) bool {
+		for _, p := range doc.text.pieces {
+			lo, hi := uintptr(unsafe.Pointer(unsafe.StringData(p.s))), uintptr(unsafe.Pointer(unsafe.StringData(p.s)))+uintptr(len(p.s))
+			if at := uintptr(unsafe.Pointer(unsafe.StringData(s))); lo <= at && at < hi {
+				return true
+			}
+		}
+		return false
+	}
+	for name, s := range map[string]string{"ID": u.ID, "Name": u.Name, "RawInput": u.RawInput} {
+		if inside(s) {
+			t.Errorf("the tool use's %s is a substring of a piece", name)
 		}
 	}
 }

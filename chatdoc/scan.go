@@ -42,7 +42,7 @@ func newBodyScanner(text string, batched bool) *bodyScanner {
 // [from, until) so that reparsing one message copies about that much text.
 func newWindowScanner(t *pieceText, from, until, firstIndex int) *bodyScanner {
 	until = max(from, min(until, t.n))
-	return &bodyScanner{text: t.slice(from, until), base: from, src: t, docLen: t.n, firstIndex: firstIndex}
+	return &bodyScanner{text: t.copyOf(from, until), base: from, src: t, docLen: t.n, firstIndex: firstIndex}
 }
 
 // more doubles the window (amortized linear); false at the document end.
@@ -51,7 +51,7 @@ func (s *bodyScanner) more() bool {
 	if s.src == nil || end >= s.docLen {
 		return false
 	}
-	s.text = s.src.slice(s.base, min(s.docLen, end+max(len(s.text), windowSlack)))
+	s.text = s.src.copyOf(s.base, min(s.docLen, end+max(len(s.text), windowSlack)))
 	return true
 }
 

@@ -76,6 +76,23 @@ func (t *pieceText) slice(a, b int) string {
 	return sb.String()
 }
 
+// copyOf is slice(a, b) in memory of its own. The window scanner reads
+// through it, and the nodes of the messages it parses keep substrings of
+// it (roles, IDs, names, inputs) for as long as the messages live. A
+// substring of a piece would keep the whole piece (16–32 KB) alive instead,
+// and every message an answer appends would pin one more version of the
+// document's last piece: memory growing with each answer streamed.
+func (t *pieceText) copyOf(a, b int) string {
+	if a >= b {
+		return ""
+	}
+	i := t.find(a)
+	if p := t.pieces[i]; b <= p.start+len(p.s) {
+		return strings.Clone(p.s[a-p.start : b-p.start])
+	}
+	return t.slice(a, b) // spanning pieces: already a string of its own
+}
+
 // parts yields text[a:b) piece by piece.
 func (t *pieceText) parts(a, b int) iter.Seq[string] {
 	return func(yield func(string) bool) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"runtime"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -21,6 +22,12 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 		s.log.Warn("didOpen with invalid params ignored")
 		return
 	}
+	// A large frame is garbage once decoded (the text is a copy): dropped
+	// from the request, the collection below can take it.
+	large := len(*raw) >= collectAfterOpen
+	if large {
+		*raw = nil
+	}
 	uri := string(p.TextDocument.URI)
 	if !session.IsConversation(uri, string(p.TextDocument.LanguageID)) {
 		// Another buffer of the editor's: followed, so that a rewind
@@ -32,7 +39,19 @@ func (s *Server) didOpen(raw *json.RawMessage) {
 	s.views[uri] = &docView{tokens: surface.NewTokenResults()}
 	s.mu.Unlock()
 	s.sess.Open(uri, p.TextDocument.Text, p.TextDocument.Version)
+	if large {
+		// Reading and parsing a large document leaves several times its
+		// size in garbage, and the collection that clears it came during
+		// the first keystrokes, which paid for its marking. Collected now,
+		// before the next message is read, the first keystrokes start with
+		// the collector's whole headroom, and its goal is set by what is
+		// live (docs/performance.md, "Typing from the first key").
+		runtime.GC()
+	}
 }
+
+// collectAfterOpen is the didOpen frame size from which didOpen collects.
+const collectAfterOpen = 1 << 20
 
 // decodeTextParams is json.Unmarshal(raw, p) for didOpen and didChange,
 // whose "text" may be a whole document: a long one is decoded by the fast

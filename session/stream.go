@@ -230,12 +230,18 @@ func (s *Session) writeStream(ds *Doc, st *streamState, stop <-chan struct{}) {
 		}
 		for {
 			s.mu.Lock()
+			first := st.header < 0
 			text := st.take()
 			s.mu.Unlock()
 			if text == "" {
 				break
 			}
-			last = time.Now()
+			if !first {
+				// The first edit (the `@Assistant:` line, written as the
+				// request starts) does not hold back the first text: that
+				// goes in the moment it arrives; the rate counts from there.
+				last = time.Now()
+			}
 			// No label: Neovim prints an edit's label, twenty times a second.
 			landed := s.editDocument(ds, "", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 				s.mu.Lock()
