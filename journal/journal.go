@@ -304,8 +304,7 @@ func (j *Journal) refresh() error {
 		}
 		offset := j.read
 		j.read += int64(len(line))
-		var e entry
-		if json.Unmarshal(bytes.TrimSpace(line), &e) == nil && e.Proc != j.proc {
+		if e, ok := decodeHead(string(bytes.TrimSpace(line))); ok && e.Proc != j.proc {
 			j.apply(e, offset) // this process's own entries were applied as it wrote them
 		}
 	}
