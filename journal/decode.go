@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +45,25 @@ func decodeHead(line string) (entry, bool) {
 			}
 			e.Time = t
 			continue
+		case "kind", "result":
+			// Not needed to know the state, but of the type json.Unmarshal
+			// into entry demands, or the line is skipped as it was.
+			if raw != "null" && raw[0] != '"' {
+				return entry{}, false
+			}
+			continue
+		case "is_error":
+			if raw != "true" && raw != "false" && raw != "null" {
+				return entry{}, false
+			}
+			continue
+		case "pid":
+			if _, err := strconv.Atoi(raw); err != nil && raw != "null" {
+				return entry{}, false
+			}
+			continue
 		default:
-			continue // pid, kind, result, is_error: not needed to know the state
+			continue // a field of a newer chatls: json.Unmarshal ignores it too
 		}
 		if raw == "null" {
 			continue // json.Unmarshal leaves the field as it is
