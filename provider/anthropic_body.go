@@ -22,7 +22,7 @@ type anthropicBody struct {
 	ToolChoice   *typeOnly       `json:"tool_choice,omitempty"`
 	System       any             `json:"system,omitempty"` // a string, or one text block with a cache breakpoint
 	Tools        []anthropicTool `json:"tools,omitempty"`
-	Messages     []anthropicMsg  `json:"messages"`
+	Messages     []anthropicMsg  `json:"messages"` // last: encodeBody writes it after the rest
 }
 
 type cacheControl struct {

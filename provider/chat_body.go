@@ -18,7 +18,7 @@ type chatBody struct {
 	Temperature   *float64       `json:"temperature,omitempty"`
 	ToolChoice    string         `json:"tool_choice,omitempty"`
 	Tools         []chatTool     `json:"tools,omitempty"`
-	Messages      []any          `json:"messages"`
+	Messages      []any          `json:"messages"` // last: encodeBody writes it after the rest
 }
 
 type chatTool struct {

@@ -15,7 +15,7 @@ type geminiBody struct {
 	SystemInstruction *geminiContent   `json:"systemInstruction,omitempty"`
 	ToolConfig        *geminiToolCfg   `json:"toolConfig,omitempty"`
 	Tools             []geminiToolDecl `json:"tools,omitempty"`
-	Contents          []geminiContent  `json:"contents"`
+	Contents          []geminiContent  `json:"contents"` // last: encodeBody writes it after the rest
 }
 
 type geminiGenConfig struct {

@@ -22,7 +22,7 @@ type responsesBody struct {
 	Temperature          *float64        `json:"temperature,omitempty"`
 	ToolChoice           string          `json:"tool_choice,omitempty"`
 	Tools                []responsesTool `json:"tools,omitempty"`
-	Input                []any           `json:"input"`
+	Input                []any           `json:"input"` // last: encodeBody writes it after the rest
 }
 
 type reasoningParam struct {
