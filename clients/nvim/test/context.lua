@@ -17,40 +17,12 @@ local LONG = 60000 -- a busy 2-core machine shared with other builds
 local HERE = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h')
 local t = dofile(HERE .. '/harness.lua')('nvim context')
 local out, check = t.out, t.check
+local read, text, show, press = t.read, t.text, t.show, t.press
 
-vim.opt.runtimepath:prepend(PLUGIN)
-vim.cmd('filetype plugin on')
-vim.g.maplocalleader = '\\'
-vim.notify = function(msg)
-  out('  notify: ' .. msg)
-end
-
-local chatls = require('chatls')
+local chatls = t.load_plugin(PLUGIN)
 chatls.setup({ cmd = { BIN, '--log-file', LOG } })
 
-local function read(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
 
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-end
-
-local function show(s)
-  return '\n' .. (s or '(nil)'):gsub('\n', '⏎\n')
-end
-
--- press types keys as the user does ('t': typed, so that each command
--- begins a new undo block, as between a user's keys).
-local function press(keys)
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'xt', false)
-end
 
 -- context_warning is the context window's diagnostic in buf, if any.
 local function context_warning(buf)

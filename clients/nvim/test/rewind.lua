@@ -18,26 +18,11 @@ local out, check, finish = t.out, t.check, t.finish
 local function wait(cond)
   return vim.wait(LONG, cond, 20)
 end
-local function read(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = t.read
 
-vim.opt.runtimepath:prepend(PLUGIN)
-vim.cmd('filetype plugin on')
-vim.g.maplocalleader = '\\'
+local chatls = t.load_plugin(PLUGIN)
 vim.o.autoread = true
 vim.o.hidden = true
-vim.notify = function(msg)
-  out('  notify: ' .. msg)
-end
-
-local chatls = require('chatls')
 -- No sandbox: what the call may touch must not depend on bubblewrap here;
 -- no autopilot: the call runs when the user says so.
 chatls.setup({ cmd = { BIN, '--log-file', LOG }, settings = { sandbox = { enabled = false }, autopilot = false } })
