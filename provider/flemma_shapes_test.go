@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aymanbagabas/go-udiff"
 	"github.com/chatls/chatls/chatdoc"
 	"github.com/chatls/chatls/config"
 	"github.com/chatls/chatls/frontmatter"
@@ -65,22 +64,7 @@ func TestFlemmaShapesRequestBodies(t *testing.T) {
 					pretty.WriteString("problem: " + pr.Message + "\n")
 				}
 				file := filepath.Join("testdata", "golden", "flemma", name+"."+api+".json")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(file, pretty.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatalf("%v (run with -update)", err)
-				}
-				if !bytes.Equal(want, pretty.Bytes()) {
-					t.Fatalf("%s differs (run with -update and review):\n%s", file, udiff.Unified("golden", "sent", string(want), pretty.String()))
-				}
+				checkGoldenBody(t, file, pretty.Bytes())
 			})
 		}
 	}

@@ -84,22 +84,7 @@ func TestGoldenRequestBodies(t *testing.T) {
 			}
 			pretty.WriteByte('\n')
 			file := filepath.Join("testdata", "golden", c.name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if !bytes.Equal(want, pretty.Bytes()) {
-				t.Fatalf("%s differs (run with -update and review):\n%s", file, udiff.Unified("golden", "sent", string(want), pretty.String()))
-			}
+			checkGoldenBody(t, file, pretty.Bytes())
 		})
 	}
 }
@@ -120,4 +105,26 @@ func bodyFor(t *testing.T, api, model string, p *Prompt, problems []Problem, par
 		t.Fatal(err)
 	}
 	return body
+}
+
+// checkGoldenBody compares a request body as sent (indented) with its
+// golden file, or writes the file with -update.
+func checkGoldenBody(t *testing.T, file string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Fatalf("%s differs (run with -update and review):\n%s", file, udiff.Unified("golden", "sent", string(want), string(got)))
+	}
 }
