@@ -130,15 +130,7 @@ func TestAgentBranchStartsANewSession(t *testing.T) {
 		t.Helper()
 		text := s.c.Doc(uri).Text
 		at := strings.LastIndex(text, "@You:")
-		pos := endPosition(text[:at])
-		var actions []codeAction
-		if err := s.c.Call(s.ctx, "textDocument/codeAction", map[string]any{
-			"textDocument": map[string]any{"uri": uri},
-			"range":        map[string]any{"start": pos, "end": pos},
-			"context":      map[string]any{"diagnostics": []any{}},
-		}, &actions); err != nil {
-			t.Fatal(err)
-		}
+		actions := s.codeActionsAt(uri, endPosition(text[:at]))
 		i := slices.IndexFunc(actions, func(a codeAction) bool { return a.Title == "Branch conversation here" })
 		if i < 0 || actions[i].Command == nil {
 			t.Fatalf("no Branch conversation here at the last @You:: %+v", actions)

@@ -220,6 +220,12 @@ func (s *session) codeActions(uri, sub string) []codeAction {
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	return s.codeActionsAt(uri, pos)
+}
+
+// codeActionsAt returns the actions at pos.
+func (s *session) codeActionsAt(uri string, pos lspclient.Position) []codeAction {
+	s.t.Helper()
 	var actions []codeAction
 	if err := s.c.Call(s.ctx, "textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
