@@ -254,21 +254,37 @@ func (c *Client) Shutdown(ctx context.Context) error {
 
 // Call sends a request and decodes the result.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	return c.conn.Call(ctx, method, params, result)
+	w, err := c.dispatch(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return w.Wait(ctx, result)
+}
+
+// dispatch writes a request after any didChange of an edit already applied
+// to our copy: a test that saw the edited text and then asks about it must
+// ask about that text, as in an editor, where the buffer change and its
+// didChange come before the next request. Only the write holds sendMu.
+func (c *Client) dispatch(ctx context.Context, method string, params any, opts ...jsonrpc2.CallOption) (jsonrpc2.Waiter, error) {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	return c.conn.DispatchCall(ctx, method, params, opts...)
 }
 
 // Send sends a request with a chosen id and returns once it is written, so
 // a test can cancel it with $/cancelRequest; wait collects the answer.
 func (c *Client) Send(ctx context.Context, id uint64, method string, params any) (wait func(result any) error, err error) {
-	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
+	w, err := c.dispatch(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
 	if err != nil {
 		return nil, err
 	}
 	return func(result any) error { return w.Wait(ctx, result) }, nil
 }
 
-// Notify sends a notification.
+// Notify sends a notification, after any didChange already due (dispatch).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
 	return c.conn.Notify(ctx, method, params)
 }
 
