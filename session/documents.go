@@ -34,6 +34,11 @@ type Doc struct {
 	ledger *cycle.Ledger
 	// writesIdle is closed while no result is being written (see beginWrite).
 	writesIdle chan struct{}
+	// rewriting holds the results whose edit was lost after it counted as
+	// applied and is being written again (Session.redo): their first
+	// writer's endWrite must not free the block meanwhile. A count: a redo
+	// can be lost again and redone before the first redo has ended.
+	rewriting map[string]int
 
 	// writeMu serializes the server's own edits of this document.
 	writeMu sync.Mutex
@@ -109,8 +114,30 @@ func (ds *Doc) beginWrite(id string) {
 	ds.ledger.Writing(id)
 }
 
+// beginRewrite holds a result's block for the redo of its lost edit; the
+// caller holds Session.mu.
+func (ds *Doc) beginRewrite(id string) {
+	if ds.rewriting == nil {
+		ds.rewriting = map[string]int{}
+	}
+	ds.rewriting[id]++
+	ds.beginWrite(id)
+}
+
+// endRewrite frees what beginRewrite held; the caller holds Session.mu.
+func (ds *Doc) endRewrite(id string) {
+	if ds.rewriting[id]--; ds.rewriting[id] > 0 {
+		return
+	}
+	delete(ds.rewriting, id)
+	ds.endWrite(id)
+}
+
 // endWrite ends a result write; the caller holds Session.mu.
 func (ds *Doc) endWrite(id string) {
+	if ds.rewriting[id] > 0 {
+		return // a redo writes it now and ends it (endRewrite)
+	}
 	if run, ok := ds.ledger.Run(id); !ok || run.Phase != cycle.Writing {
 		return
 	}

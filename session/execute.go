@@ -164,7 +164,7 @@ func (s *Session) writeResult(ds *Doc, id string, res tools.Result) {
 		ds.wake() // the last result of a response lets the chain go on (SPEC §7)
 	}()
 	note := ""
-	s.editDocument(ds, "chatls: tool result", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
+	s.editDocumentAs(ds, "chatls: tool result", func(doc *chatdoc.Document) ([]chatdoc.TextEdit, error) {
 		r := doc.ToolResult(id)
 		if r == nil || !r.IsPlaceholder() {
 			return nil, nil // resolved meanwhile: never written twice
@@ -176,7 +176,7 @@ func (s *Session) writeResult(ds *Doc, id string, res tools.Result) {
 			return note
 		})
 		return chatdoc.ReplaceWithResult(doc, id, text, isError)
-	})
+	}, nil, id)
 }
 
 // keepOutput saves the output of a tool whose block the user wrote into and

@@ -30,6 +30,9 @@ type fakeEditor struct {
 
 	// refuse, when set, says which edits the editor refuses.
 	refuse func(EditRequest) bool
+	// drop, when set, says which edits the editor answers "applied" and
+	// drops (Neovim 0.7 with a change of the user's in between).
+	drop func(EditRequest) bool
 	// delay, when set, is how long the editor takes to answer an edit.
 	delay func() time.Duration
 	// wholeText echoes every edit as the whole text; replyFirst answers
@@ -49,6 +52,12 @@ func (e *fakeEditor) ApplyEdit(req EditRequest) <-chan EditReply {
 		}
 		e.mu.Lock()
 		e.edits = append(e.edits, req)
+		if e.drop != nil && e.drop(req) {
+			e.notifyLocked()
+			e.mu.Unlock()
+			out <- EditReply{Applied: true}
+			return
+		}
 		// The document's edit and those of other files, all or nothing, as
 		// VS Code applies a versioned workspace edit.
 		parts := req.Files

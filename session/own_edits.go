@@ -28,6 +28,10 @@ type ownEdit struct {
 	// writer went on (a silent client that dropped it).
 	label string
 	build editBuilder
+	// result is the tool ID whose result this edit writes, if any: while
+	// it is written again the block counts as being written, so the pass
+	// the same change wakes does not resolve it from the journal meanwhile.
+	result string
 	// installed: the server's view includes it (the client said it applied
 	// it, or is silent); echoed: a didChange carried it.
 	installed, echoed bool
@@ -42,8 +46,8 @@ var EchoWait = durationFromEnv("CHATLS_ECHO_WAIT", time.Second)
 
 // sendOwnLocked registers an edit about to be sent; the caller holds
 // Session.mu.
-func (ds *Doc) sendOwnLocked(doc *chatdoc.Document, edits []chatdoc.TextEdit, label string, build editBuilder) *ownEdit {
-	e := &ownEdit{built: doc, expected: applyTextEdits(doc, edits), edits: edits, label: label, build: build}
+func (ds *Doc) sendOwnLocked(doc *chatdoc.Document, edits []chatdoc.TextEdit, label string, build editBuilder, result string) *ownEdit {
+	e := &ownEdit{built: doc, expected: applyTextEdits(doc, edits), edits: edits, label: label, build: build, result: result}
 	if len(ds.own) == 0 {
 		ds.echoed = make(chan struct{})
 	}
@@ -196,6 +200,11 @@ func (s *Session) receiveLocked(ds *Doc, changes []chatdoc.Change, version int32
 		for _, e := range ds.own {
 			if e.installed {
 				redo = append(redo, e) // its writer went on: build it again
+				if e.result != "" {
+					// Before the view goes back to the placeholder: the pass
+					// this change wakes must leave the block to redo.
+					ds.beginRewrite(e.result)
+				}
 			}
 		}
 		ds.dropOwnLocked(func(*ownEdit) bool { return true })
@@ -212,13 +221,20 @@ func (s *Session) receiveLocked(ds *Doc, changes []chatdoc.Change, version int32
 }
 
 // redo writes again the edits a client turned out not to have, each with
-// its own builder (which writes nothing when the work is done).
+// its own builder (which writes nothing when the work is done). A result's
+// write ends as writeResult's does: the block is free, the cycle wakes.
 func (s *Session) redo(ds *Doc, lost []*ownEdit) {
 	for _, e := range lost {
 		s.tasks.Add(1)
 		go func() {
 			defer s.tasks.Done()
-			s.editDocument(ds, e.label, e.build)
+			s.editDocumentAs(ds, e.label, e.build, nil, e.result)
+			if e.result != "" {
+				s.mu.Lock()
+				ds.endRewrite(e.result)
+				s.mu.Unlock()
+				ds.wake()
+			}
 		}()
 	}
 }

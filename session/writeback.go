@@ -66,6 +66,13 @@ func (s *Session) editDocument(ds *Doc, label string, build editBuilder) bool {
 // edits of other open files in the same workspace edit (a rewind's
 // restores); along is asked again for each try.
 func (s *Session) editDocumentWith(ds *Doc, label string, build editBuilder, along func() []FileEdit) bool {
+	return s.editDocumentAs(ds, label, build, along, "")
+}
+
+// editDocumentAs is editDocumentWith for an edit that writes the result of
+// the tool whose ID is result (empty: none), so that should it be lost after
+// it counted as applied, its redo holds the block (ownEdit.result).
+func (s *Session) editDocumentAs(ds *Doc, label string, build editBuilder, along func() []FileEdit, result string) bool {
 	ds.writeMu.Lock()
 	defer ds.writeMu.Unlock()
 	backoff := refusedRetryFirst
@@ -93,7 +100,7 @@ func (s *Session) editDocumentWith(ds *Doc, label string, build editBuilder, alo
 			s.mu.Unlock()
 			continue
 		}
-		own := ds.sendOwnLocked(doc, edits, label, build)
+		own := ds.sendOwnLocked(doc, edits, label, build, result)
 		s.mu.Unlock()
 		req := EditRequest{URI: ds.uri, Version: version, Versioned: versioned, Doc: doc, Edits: edits, Label: label}
 		if along != nil {

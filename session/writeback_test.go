@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatls/chatls/cycle"
 )
 
 // editorShapes are the ways real clients answer the session's edits.
@@ -135,5 +137,59 @@ func TestChainRunsToTheEnd(t *testing.T) {
 	}
 	if st := ts.s.Status(d); st.Chain.Turns != 2 {
 		t.Errorf("the chain took %d requests, want 2", st.Chain.Turns)
+	}
+}
+
+// A result edit the editor said it applied and dropped is written again,
+// as the tool produced it, once a change of the user's shows it missing.
+// The pass that change wakes must leave the block to that redo, not write
+// the journal's recorded copy ("the tool was not run again"): the two
+// raced, and in CI under load the recorded copy won now and then. The
+// test holds the document's write lock, so the redo cannot land, and asks
+// what a pass would do right then.
+func TestDroppedResultIsWrittenAgainAsItWas(t *testing.T) {
+	const doc = "@You:\nadd\n\n@Assistant:\n**Tool Use:** `calculator` (`c1`)\n\n```json\n{\"expression\":\"20 + 22\"}\n```\n\n" +
+		"@You:\n\n**Tool Result:** `c1`\n\n```flemma:tool status=pending\n```\n"
+	ts := newTestSession(t, map[string]any{"autopilot": true}, "")
+	var mu sync.Mutex
+	dropped := 0
+	ts.ed.drop = func(req EditRequest) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if req.Label == "chatls: tool result" && dropped == 0 {
+			dropped++
+			return true
+		}
+		return false
+	}
+	d, uri := ts.open("calc.chat", doc)
+	ts.ed.typeText(t, uri, "status=pending", "status=approved")
+	ts.ed.waitFor(t, "the result edit to be dropped and its writer done", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		ts.s.mu.Lock()
+		defer ts.s.mu.Unlock()
+		return dropped == 1 && strings.Contains(d.snap.Text(), "```\n42\n```") && !d.ledger.Busy("c1")
+	})
+
+	d.writeMu.Lock()
+	ts.ed.typeText(t, uri, "add", "add!")
+	view, ledger := ts.s.view(d)
+	if !strings.Contains(view.Text(), "status=approved") {
+		d.writeMu.Unlock()
+		t.Fatalf("the change must show the result missing:\n%s", view.Text())
+	}
+	plan := cycle.Resolve(view, ledger, ts.s.mode(d, true), "", ts.s.facts(d, view, ""))
+	d.writeMu.Unlock()
+	if res, ok := plan.Results["c1"]; ok {
+		t.Fatalf("a pass meanwhile would write %q over the redo of the result", res.Text)
+	}
+
+	ts.ed.waitText(t, uri, "**Tool Result:** `c1`\n\n```\n42\n```")
+	ts.ed.waitFor(t, "the session's view to be the editor's text", func() bool {
+		return ts.s.Latest(d).Text() == ts.ed.text(uri)
+	})
+	if text := ts.ed.text(uri); strings.Contains(text, "recorded result") || strings.Count(text, "**Tool Result:**") != 1 {
+		t.Fatalf("the result must be written again as the tool produced it, once:\n%s", text)
 	}
 }
