@@ -114,6 +114,19 @@ func (s *OutputSink) saveLocked(p []byte) {
 	}
 }
 
+// Discard forgets the output written so far, for a command that is run
+// again because it never started (SandboxSetup); false when that output
+// went to a file already and cannot be taken back.
+func (s *OutputSink) Discard() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil || s.fileError != nil {
+		return false
+	}
+	s.head, s.total, s.nl, s.last = s.head[:0], 0, 0, 0
+	return true
+}
+
 // Sink is the sink a streaming tool writes the call's output to:
 // the runner's, so the output read so far is the runner's to keep should
 // the tool not return in time after a cancel; a fresh one outside a runner.

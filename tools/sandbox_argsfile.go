@@ -28,10 +28,9 @@ func argBytes(args []string) int {
 
 // bwrapCommand is bubblewrap with opts (its options, up to the command)
 // running argv: on the command line when they are short, else read from a
-// private file that a shell opens as fd 3 and removes before bubblewrap
+// private file that a shell opens as fd 4 and removes before bubblewrap
 // starts (bubblewrap reads and closes it: the command inside never sees
-// it). The shell keeps fd 3 free of chatls's own use: the process
-// supervisor is added around the whole command later.
+// it). Fd 3 is left as it came: bubblewrap's status pipe (SandboxSetup).
 func bwrapCommand(bwrap string, opts, argv []string) (*exec.Cmd, error) {
 	if argBytes(opts)+argBytes(argv) <= maxInlineArgs {
 		return exec.Command(bwrap, append(opts, argv...)...), nil
@@ -55,8 +54,8 @@ func bwrapCommand(bwrap string, opts, argv []string) (*exec.Cmd, error) {
 		os.Remove(name)
 		return nil, err
 	}
-	const open = `f=$1; shift; exec 3<"$f" || exit 127; rm -f -- "$f"; exec "$@"`
-	cmd := exec.Command("/bin/sh", append([]string{"-c", open, "sh", name, bwrap, "--args", "3", "--"}, argv...)...)
+	const open = `f=$1; shift; exec 4<"$f" || exit 127; rm -f -- "$f"; exec "$@"`
+	cmd := exec.Command("/bin/sh", append([]string{"-c", open, "sh", name, bwrap, "--args", "4", "--"}, argv...)...)
 	// A command never started leaves no file behind.
 	runtime.AddCleanup(cmd, func(name string) { os.Remove(name) }, name)
 	return cmd, nil

@@ -23,8 +23,10 @@ func (env Env) Sandboxed() bool { return env.Sandbox.Enabled && !env.Sandbox.Out
 // SandboxCommand is the process that runs argv in dir for a call with env
 // (bash's): inside bubblewrap with the cleared environment, or, outside the
 // sandbox, with chatls's environment less the provider keys. Pagers are cat
-// and git never prompts, so nothing waits for a user.
-func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
+// and git never prompts, so nothing waits for a user. Inside bubblewrap,
+// setup says afterwards whether the sandbox was set up (SandboxSetup); it
+// is nil outside.
+func SandboxCommand(env Env, dir string, argv ...string) (cmd *exec.Cmd, setup *SandboxSetup, err error) {
 	if !env.Sandboxed() {
 		if env.Sandbox.Enabled && env.Sandbox.Outside && !env.Sandbox.Network && SandboxAvailable(env.Sandbox.Bwrap) == nil {
 			// sandbox=off without network=on: the host's files and
@@ -34,10 +36,10 @@ func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.Env = withStorePath(append(keyenv.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), env)
-		return cmd, nil
+		return cmd, nil, nil
 	}
 	if err := SandboxAvailable(env.Sandbox.Bwrap); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bwrap := bwrapPath(env)
 	writable := writableDirs(env)
@@ -45,16 +47,23 @@ func SandboxCommand(env Env, dir string, argv ...string) (*exec.Cmd, error) {
 	emptyFile() // made before the scan, so the scan masks the directory holding it
 	view, err := planSandboxView(writable, home).fit(append(slices.Clone(writable), dir, home))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
-	cmd, err := bwrapCommand(bwrap, args, argv)
+	if setup = newSandboxSetup(); setup != nil {
+		args = append(trimSeparator(args), "--json-status-fd", statusFD, "--")
+	}
+	cmd, err = bwrapCommand(bwrap, args, argv)
 	if err != nil {
-		return nil, err
+		setup.Close()
+		return nil, nil, err
+	}
+	if setup != nil {
+		cmd.ExtraFiles = []*os.File{setup.w}
 	}
 	cmd.Dir = dir
 	cmd.Env = withStorePath(sandboxEnviron(env, os.Environ()), env)
-	return cmd, nil
+	return cmd, setup, nil
 }
 
 // withStorePath gives the command the document's result store as

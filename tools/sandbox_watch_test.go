@@ -64,7 +64,8 @@ func TestSandboxScanStaysCachedAcrossCalls(t *testing.T) {
 	key := env.Dir + "\x00\x00"
 	run := func(command string) {
 		t.Helper()
-		cmd, err := SandboxCommand(env, env.Dir, "bash", "-c", command)
+		cmd, setup, err := SandboxCommand(env, env.Dir, "bash", "-c", command)
+		defer setup.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

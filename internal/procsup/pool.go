@@ -176,14 +176,18 @@ func (s *supervisor) cut() {
 var errSupervisorGone = errors.New("the tool supervisor exited")
 
 // handOver sends the request with out attached as the command's stdout and
-// stderr. The request is sent whole or, on error, not at all but for a
-// supervisor that is gone.
-func (s *supervisor) handOver(msg []byte, out *os.File) error {
+// stderr, and extra as its fds 3, 4, …. The request is sent whole or, on
+// error, not at all but for a supervisor that is gone.
+func (s *supervisor) handOver(msg []byte, out *os.File, extra []*os.File) error {
 	rc, err := s.ctl.SyscallConn()
 	if err != nil {
 		return err
 	}
-	rights := syscall.UnixRights(int(out.Fd())) // Fd: the command gets a blocking pipe
+	fds := []int{int(out.Fd())} // Fd: the command gets a blocking pipe
+	for _, f := range extra {
+		fds = append(fds, int(f.Fd()))
+	}
+	rights := syscall.UnixRights(fds...)
 	sent := 0
 	werr := rc.Write(func(fd uintptr) bool {
 		sent, err = syscall.SendmsgN(int(fd), msg, rights, nil, syscall.MSG_NOSIGNAL)

@@ -8,6 +8,7 @@ import (
 // The control protocol of a serving supervisor (ServeMode), on a Unix stream
 // socket. chatls sends one Request at a time, with the call's output pipe
 // attached (SCM_RIGHTS, in the same sendmsg as the request's first byte);
+// any files the command gets as its fds 3, 4, … follow the output pipe;
 // the supervisor answers ReplyStarted (or ReplyFailed), then ReplyExit once
 // the command and every process it started are gone. While a call runs
 // chatls sends nothing: anything readable on the socket then — EOF above all,
@@ -30,6 +31,10 @@ const (
 	ReplyExit    = 'X' // value: exit code, 128+N for death by signal N
 	ReplyHeader  = 5
 )
+
+// maxExtraFiles bounds the files a request may attach besides the output
+// (the command's fds 3 and up: bubblewrap's status pipe).
+const maxExtraFiles = 3
 
 // maxRequest bounds a request (the kernel's own bound on argv+env is lower).
 const maxRequest = 64 << 20

@@ -4,6 +4,7 @@ package procsup
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -49,11 +50,15 @@ type runningProcess interface {
 // exits (background jobs included). If chatls itself dies, the supervisor
 // does it; KillAll does it on a clean shutdown. Without supervision (no
 // /proc/self/exe) the tool leads its own process group, which is killed.
-// The command gets cmd's path, argv, directory and environment (nil: ours).
+// The command gets cmd's path, argv, directory, environment (nil: ours) and
+// ExtraFiles (at most 3), as its fds 3, 4, ….
 // A cmd that failed to resolve (cmd.Err) is reported as a start error.
 func Run(ctx context.Context, cmd *exec.Cmd, out io.Writer, timeout time.Duration, tick func(elapsed time.Duration)) Outcome {
 	if cmd.Err != nil {
 		return Outcome{StartErr: cmd.Err}
+	}
+	if len(cmd.ExtraFiles) > maxExtraFiles {
+		return Outcome{StartErr: fmt.Errorf("%d extra files for one command; at most %d", len(cmd.ExtraFiles), maxExtraFiles)}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -66,7 +71,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, out io.Writer, timeout time.Duratio
 		if env == nil {
 			env = keyenv.Environ()
 		}
-		proc, err = startSupervised(Request{Path: cmd.Path, Argv: cmd.Args, Env: env, Dir: cmd.Dir}, w)
+		proc, err = startSupervised(Request{Path: cmd.Path, Argv: cmd.Args, Env: env, Dir: cmd.Dir}, w, cmd.ExtraFiles)
 	} else {
 		proc, err = startUnsupervised(cmd, w)
 	}

@@ -15,12 +15,19 @@ func serve() int {
 	status := 0
 	buf := make([]byte, 16<<10)
 	for calls := 0; ; calls++ {
-		req, out, err := receive(w, buf, calls > 0)
+		req, fds, err := receive(w, buf, calls > 0)
 		if err != nil {
 			return status
 		}
-		c, err := start(req.Path, req.Argv, req.Env, req.Dir, []uintptr{0, uintptr(out), uintptr(out)})
-		rawClose(out) // the command's processes hold the only copies now
+		// fds[0] is the output; any others become the command's fds 3, 4, ….
+		files := []uintptr{0, uintptr(fds[0]), uintptr(fds[0])}
+		for _, fd := range fds[1:] {
+			files = append(files, uintptr(fd))
+		}
+		c, err := start(req.Path, req.Argv, req.Env, req.Dir, files)
+		for _, fd := range fds {
+			rawClose(fd) // the command's processes hold the only copies now
+		}
 		if err != nil {
 			msg := "cannot start " + req.Path + ": " + err.Error()
 			if send(reply(ReplyFailed, uint32(len(msg)), msg)) != nil {
@@ -36,12 +43,13 @@ func serve() int {
 	}
 }
 
-// receive reads the next request and the output pipe that came with it.
-func receive(w *waker, buf []byte, trim bool) (Request, int, error) {
+// receive reads the next request and the files that came with it: the
+// output pipe first, then the command's extra files (at most maxExtraFiles).
+func receive(w *waker, buf []byte, trim bool) (Request, []int, error) {
 	if !w.idle(ControlFD, trim) {
-		return Request{}, -1, errBadRequest
+		return Request{}, nil, errBadRequest
 	}
-	oob := make([]byte, syscall.CmsgSpace(4*4))
+	oob := make([]byte, syscall.CmsgSpace(4*(1+maxExtraFiles)))
 	var n, oobn int
 	var err syscall.Errno
 	for {
@@ -51,28 +59,22 @@ func receive(w *waker, buf []byte, trim bool) (Request, int, error) {
 			break
 		}
 	}
-	out := -1
+	var files []int
 	if oobn > 0 {
 		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
 			for _, m := range msgs {
 				fds, _ := syscall.ParseUnixRights(&m)
-				for _, fd := range fds {
-					if out < 0 {
-						out = fd
-					} else {
-						syscall.Close(fd)
-					}
-				}
+				files = append(files, fds...)
 			}
 		}
 	}
-	fail := func() (Request, int, error) {
-		if out >= 0 {
-			syscall.Close(out)
+	fail := func() (Request, []int, error) {
+		for _, fd := range files {
+			syscall.Close(fd)
 		}
-		return Request{}, -1, errBadRequest
+		return Request{}, nil, errBadRequest
 	}
-	if err != 0 || n < 4 || out < 0 {
+	if err != 0 || n < 4 || len(files) == 0 || len(files) > 1+maxExtraFiles {
 		return fail() // EOF (n == 0) above all
 	}
 	size := int(binary.LittleEndian.Uint32(buf))
@@ -95,7 +97,7 @@ func receive(w *waker, buf []byte, trim bool) (Request, int, error) {
 	if derr != nil {
 		return fail()
 	}
-	return req, out, nil
+	return req, files, nil
 }
 
 // send writes a reply; an error means chatls is gone.

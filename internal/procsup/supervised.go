@@ -29,7 +29,7 @@ var errStopped = errors.New("stopped before it started")
 // startSupervised hands the command to the spare supervisor, or to a new one,
 // with out as its stdout and stderr. The call is registered for KillAll
 // from the start, so a KillAll meanwhile stops it too.
-func startSupervised(req Request, out *os.File) (*supervisedCall, error) {
+func startSupervised(req Request, out *os.File, extra []*os.File) (*supervisedCall, error) {
 	msg := req.Encode()
 	c := &supervisedCall{fin: make(chan struct{})}
 	register(c)
@@ -46,7 +46,7 @@ func startSupervised(req Request, out *os.File) (*supervisedCall, error) {
 		if stopped {
 			err = errStopped
 		} else {
-			err = s.handOver(msg, out)
+			err = s.handOver(msg, out, extra)
 		}
 		if err != nil {
 			s.cut()

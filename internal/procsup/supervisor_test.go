@@ -255,3 +255,38 @@ func TestIdleSpareDiesWithTheServer(t *testing.T) {
 		return !ok || state == 'Z' // a zombie waits for init, which may not reap
 	})
 }
+
+// TestExtraFilesReachTheCommand: a command's ExtraFiles are its fds 3 and
+// 4, supervised or not (bubblewrap's status pipe travels so), chatls keeps
+// no copy of them, and more than the protocol carries is refused.
+func TestExtraFilesReachTheCommand(t *testing.T) {
+	count := func() int {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		return len(fds)
+	}
+	Run(context.Background(), exec.Command("true"), io.Discard, time.Minute, nil) // a spare from now on
+	before := count()
+	r3, w3, _ := os.Pipe()
+	r4, w4, _ := os.Pipe()
+	cmd := exec.Command("bash", "-c", "echo three >&3; echo four >&4; echo out")
+	cmd.ExtraFiles = []*os.File{w3, w4}
+	var out strings.Builder
+	res := Run(context.Background(), cmd, &out, time.Minute, nil)
+	w3.Close()
+	w4.Close()
+	got3, _ := io.ReadAll(r3)
+	got4, _ := io.ReadAll(r4)
+	r3.Close()
+	r4.Close()
+	if res.StartErr != nil || res.ExitCode != 0 || out.String() != "out\n" || string(got3) != "three\n" || string(got4) != "four\n" {
+		t.Fatalf("outcome %+v, output %q, fd 3 %q, fd 4 %q", res, out.String(), got3, got4)
+	}
+	if after := count(); after != before {
+		t.Errorf("%d open files before, %d after", before, after)
+	}
+	many := exec.Command("true")
+	many.ExtraFiles = []*os.File{os.Stdin, os.Stdin, os.Stdin, os.Stdin}
+	if res := Run(context.Background(), many, io.Discard, time.Minute, nil); res.StartErr == nil {
+		t.Error("four extra files were taken")
+	}
+}

@@ -15,6 +15,9 @@ import (
 // defaultBashTimeout is tools.bash.timeout's default (seconds).
 const defaultBashTimeout = 120
 
+// setupTries bounds the starts of one call whose sandbox set-up failed.
+const setupTries = 3
+
 type bashTool struct{}
 
 var bashDefinition = define(tools.Definition{
@@ -55,11 +58,6 @@ func (bashTool) Run(ctx context.Context, call tools.Call, env tools.Env) tools.R
 		return errorResult("Working directory %s does not exist", dir)
 	}
 
-	// stdin is /dev/null and pagers are cat, so nothing waits for a user.
-	cmd, err := tools.SandboxCommand(env, dir, "bash", "-c", command)
-	if err != nil {
-		return errorResult("Sandbox unavailable, command not run: %v", err)
-	}
 	sink := env.Sink(call.ID)
 	var tick func(time.Duration)
 	if env.Progress != nil {
@@ -67,9 +65,26 @@ func (bashTool) Run(ctx context.Context, call tools.Call, env tools.Env) tools.R
 			env.Progress(tools.Progress{ElapsedMillis: elapsed.Milliseconds(), LastLine: sink.LastLine()})
 		}
 	}
-	out := procsup.Run(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), tick)
-	if out.StartErr != nil {
-		return errorResult("Failed to start bash: %v", out.StartErr)
+	var out procsup.Outcome
+	for try := 1; ; try++ {
+		// stdin is /dev/null and pagers are cat, so nothing waits for a user.
+		cmd, setup, err := tools.SandboxCommand(env, dir, "bash", "-c", command)
+		if err != nil {
+			return errorResult("Sandbox unavailable, command not run: %v", err)
+		}
+		out = procsup.Run(ctx, cmd, sink, time.Duration(seconds*float64(time.Second)), tick)
+		if out.StartErr != nil {
+			setup.Close()
+			return errorResult("Failed to start bash: %v", out.StartErr)
+		}
+		// bubblewrap gave up before the command started (a path it mounts
+		// was removed meanwhile): nothing ran, so a fresh scan and another
+		// try keep the call from failing for another program's cleanup.
+		// Its error stays the result once the tries are used up.
+		if !setup.Failed(out.ExitCode, out.Cancelled || out.TimedOut) || try == setupTries || !sink.Discard() {
+			break
+		}
+		tools.InvalidateSandboxScans()
 	}
 	got := sink.Finish()
 	stopped := out.Cancelled || out.TimedOut
