@@ -54,42 +54,30 @@ func countLines(t *testing.T, path string) int {
 
 // A call whose sandbox bubblewrap could not set up (a path it mounts gone
 // meanwhile) never started the command: it is started again on a fresh
-// scan, runs once, and its result carries nothing of the failed try.
+// scan and runs once, its result carrying nothing of the failed tries. A
+// set-up that keeps failing is tried setupTries times, then reported with
+// bubblewrap's own error; the command never ran.
 func TestSandboxSetupFailureIsTriedAgain(t *testing.T) {
 	requireSandbox(t)
-	env := sandboxEnv(t)
-	var calls string
-	env.Sandbox.Bwrap, calls = flakyBwrap(t, 2)
-	marker := filepath.Join(env.Dir, "ran")
-	res := run(t, env, "bash", map[string]any{"command": "echo once >> " + marker + "; echo done"})
-	if res.IsError || !strings.HasPrefix(res.Text, "done") || strings.Contains(res.Text, "bwrap") {
-		t.Fatalf("result %q", res.Text)
-	}
-	if n := countLines(t, marker); n != 1 {
-		t.Errorf("the command ran %d times", n)
-	}
-	if n := countLines(t, calls); n != 3 {
-		t.Errorf("bubblewrap started %d times, want 3 (two failed set-ups)", n)
-	}
-}
-
-// A set-up that keeps failing is tried setupTries times, then reported
-// with bubblewrap's own error; the command never ran.
-func TestSandboxSetupFailingEveryTimeIsReported(t *testing.T) {
-	requireSandbox(t)
-	env := sandboxEnv(t)
-	var calls string
-	env.Sandbox.Bwrap, calls = flakyBwrap(t, 9)
-	marker := filepath.Join(env.Dir, "ran")
-	res := run(t, env, "bash", map[string]any{"command": "echo once >> " + marker})
-	if !res.IsError || !strings.Contains(res.Text, "bwrap: Can't find source path /nonexistent-chatls-gone") {
-		t.Fatalf("result %q", res.Text)
-	}
-	if n := countLines(t, marker); n != 0 {
-		t.Errorf("the command ran %d times", n)
-	}
-	if n := countLines(t, calls); n != setupTries {
-		t.Errorf("bubblewrap started %d times, want %d", n, setupTries)
+	for _, c := range []struct {
+		failures, runs, starts int
+	}{{2, 1, 3}, {9, 0, setupTries}} {
+		env := sandboxEnv(t)
+		var calls string
+		env.Sandbox.Bwrap, calls = flakyBwrap(t, c.failures)
+		marker := filepath.Join(env.Dir, "ran")
+		res := run(t, env, "bash", map[string]any{"command": "echo once >> " + marker + "; echo done"})
+		ran := !res.IsError && strings.HasPrefix(res.Text, "done") && !strings.Contains(res.Text, "bwrap")
+		reported := res.IsError && strings.Contains(res.Text, "bwrap: Can't find source path /nonexistent-chatls-gone")
+		if (c.runs == 1 && !ran) || (c.runs == 0 && !reported) {
+			t.Errorf("%d failed set-ups: result %q", c.failures, res.Text)
+		}
+		if n := countLines(t, marker); n != c.runs {
+			t.Errorf("%d failed set-ups: the command ran %d times, want %d", c.failures, n, c.runs)
+		}
+		if n := countLines(t, calls); n != c.starts {
+			t.Errorf("%d failed set-ups: bubblewrap started %d times, want %d", c.failures, n, c.starts)
+		}
 	}
 }
 
