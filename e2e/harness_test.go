@@ -81,6 +81,21 @@ type sessionOptions struct {
 // userConfigPath is the user config file of the session's server.
 func (s *session) userConfigPath() string { return filepath.Join(s.cfg, "chatls", "config.toml") }
 
+// sessionLifetime bounds a session's server: the test binary's own
+// deadline (go test -timeout) less a margin for its cleanup and log, and at
+// least 2 minutes. Not a fixed 2 minutes: a test of many rounds (the
+// journal race's 100) outlived it on a loaded machine, and its server was
+// killed under it. Every wait of a test has its own bound besides.
+func sessionLifetime(t testing.TB) time.Duration {
+	const least, margin = 2 * time.Minute, 30 * time.Second
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, set := d.Deadline(); set {
+			return max(time.Until(end)-margin, least)
+		}
+	}
+	return least
+}
+
 func start(t testing.TB, o sessionOptions) *session {
 	t.Helper()
 	base := t.TempDir()
@@ -103,7 +118,7 @@ func start(t testing.TB, o sessionOptions) *session {
 	o.RootDir = s.ws
 	env := append(os.Environ(), "XDG_STATE_HOME="+s.state, "XDG_CONFIG_HOME="+s.cfg, "TMPDIR="+filepath.Join(base))
 	env = append(env, o.env...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), sessionLifetime(t))
 	t.Cleanup(cancel)
 	s.ctx = ctx
 	c, err := lspclient.Start(ctx, binary, []string{"--log-level", "debug"}, env, o.Options)
