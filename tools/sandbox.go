@@ -64,19 +64,44 @@ func probeSandbox(bwrapPath string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs(Env{}, "/", nil, sandboxView{}, false), "true")
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = sandboxEnviron(Env{}, os.Environ())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
+	run := func(status bool) (string, error) {
+		args := bwrapArgs(Env{}, "/", nil, sandboxView{}, false)
+		if status {
+			args = append(trimSeparator(args), "--json-status-fd", "1", "--")
+		}
+		cmd := exec.CommandContext(ctx, path, append(args, "true")...)
+		cmd.Env = sandboxEnviron(Env{}, os.Environ())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		return strings.TrimSpace(stderr.String()), err
+	}
+	msg, err := run(true)
+	// bubblewrap before 0.4 has no --json-status-fd: it sandboxes as well,
+	// only a failed set-up is then not tried again (SandboxSetup).
+	withStatus := err == nil || !strings.Contains(msg, "--json-status-fd")
+	if !withStatus {
+		msg, err = run(false)
+	}
+	if err != nil {
 		if msg == "" {
 			msg = err.Error()
 		}
 		return fmt.Errorf("bubblewrap cannot start a sandbox here: %s", msg)
 	}
+	sandboxStatus.Store(bwrapPath, withStatus)
 	return nil
+}
+
+// sandboxStatus remembers, per bwrap path that probed well, whether it
+// takes --json-status-fd.
+var sandboxStatus sync.Map // bwrap path → bool
+
+// takesStatusFD says whether bubblewrap at bwrapPath reports its set-up.
+func takesStatusFD(bwrapPath string) bool {
+	v, _ := sandboxStatus.Load(bwrapPath)
+	ok, _ := v.(bool)
+	return ok
 }
 
 // bwrapArgs builds the bubblewrap command line up to (excluding) the command

@@ -50,7 +50,10 @@ func SandboxCommand(env Env, dir string, argv ...string) (cmd *exec.Cmd, setup *
 		return nil, nil, err
 	}
 	args := bwrapArgs(env, dir, writable, view, env.Sandbox.Network)
-	if setup = newSandboxSetup(); setup != nil {
+	if takesStatusFD(bwrap) { // not an old bubblewrap (probeSandbox)
+		setup = newSandboxSetup()
+	}
+	if setup != nil {
 		args = append(trimSeparator(args), "--json-status-fd", statusFD, "--")
 	}
 	cmd, err = bwrapCommand(bwrap, args, argv)

@@ -12,8 +12,8 @@ import (
 // for its first failing calls one mount whose source is gone: a real
 // set-up failure of bubblewrap ("Can't find source path …"), as a path
 // removed by another program while bubblewrap mounts gives. Only calls
-// carrying --json-status-fd (the tool's, not the availability probe's)
-// count; failures is how many fail.
+// with their status on fd 3 (the tool's, not the availability probe's,
+// which writes it to its stdout) count; failures is how many fail.
 func flakyBwrap(t *testing.T, failures int) (path, calls string) {
 	t.Helper()
 	real, err := exec.LookPath("bwrap")
@@ -23,13 +23,15 @@ func flakyBwrap(t *testing.T, failures int) (path, calls string) {
 	dir := t.TempDir()
 	calls = filepath.Join(dir, "calls")
 	script := `#!/bin/sh
+prev=
 for a in "$@"; do
-  if [ "$a" = --json-status-fd ]; then
+  if [ "$prev" = --json-status-fd ] && [ "$a" = 3 ]; then
     echo x >> '` + calls + `'
     if [ "$(wc -l < '` + calls + `')" -le ` + string(rune('0'+failures)) + ` ]; then
       exec '` + real + `' --ro-bind /nonexistent-chatls-gone /nonexistent-chatls-gone "$@"
     fi
   fi
+  prev=$a
 done
 exec '` + real + `' "$@"
 `
