@@ -67,7 +67,7 @@ func probeSandbox(bwrapPath string) error {
 	run := func(status bool) (string, error) {
 		args := bwrapArgs(Env{}, "/", nil, sandboxView{}, false)
 		if status {
-			args = append(trimSeparator(args), "--json-status-fd", "1", "--")
+			args = withStatusFD(args, "1") // its stdout, discarded
 		}
 		cmd := exec.CommandContext(ctx, path, append(args, "true")...)
 		cmd.Env = sandboxEnviron(Env{}, os.Environ())

@@ -54,7 +54,7 @@ func SandboxCommand(env Env, dir string, argv ...string) (cmd *exec.Cmd, setup *
 		setup = newSandboxSetup()
 	}
 	if setup != nil {
-		args = append(trimSeparator(args), "--json-status-fd", statusFD, "--")
+		args = withStatusFD(args, statusFD)
 	}
 	cmd, err = bwrapCommand(bwrap, args, argv)
 	if err != nil {

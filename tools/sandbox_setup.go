@@ -35,6 +35,12 @@ func newSandboxSetup() *SandboxSetup {
 // first extra file (exec.Cmd.ExtraFiles[0]).
 const statusFD = "3"
 
+// withStatusFD is bubblewrap's options (ending in "--") with its status
+// written to fd.
+func withStatusFD(opts []string, fd string) []string {
+	return append(trimSeparator(opts), "--json-status-fd", fd, "--")
+}
+
 // Failed reports, once the command has ended (every process of the call
 // gone), whether bubblewrap gave up before starting the command. Only a
 // plain exit of bubblewrap counts: a call that was cancelled, timed out or
@@ -44,21 +50,24 @@ func (s *SandboxSetup) Failed(exitCode int, stopped bool) bool {
 	if s == nil {
 		return false
 	}
+	defer s.Close()
+	if stopped || exitCode != 1 {
+		return false // bubblewrap's own failures exit 1: most calls end here, unread
+	}
 	s.w.Close() // the only writer left was bubblewrap, gone now
 	// Bounded: a writer that survived (it cannot: bubblewrap keeps the fd
 	// from the command) must not hang the call.
 	s.r.SetReadDeadline(time.Now().Add(time.Second))
 	status, err := io.ReadAll(s.r)
-	s.r.Close()
-	if err != nil || stopped || exitCode != 1 {
-		return false // bubblewrap's own failures exit 1
+	if err != nil {
+		return false // unsure: never run a command twice
 	}
 	// Not a parse: the line's key is all that matters, and bubblewrap's
 	// format (one JSON object per line, spaced) may change its spacing.
 	return !bytes.Contains(status, []byte(`"exit-code"`))
 }
 
-// Close releases the pipe of a command that was never run.
+// Close releases the pipe (Failed does too); safe more than once.
 func (s *SandboxSetup) Close() {
 	if s != nil {
 		s.w.Close()
